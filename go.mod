@@ -1,0 +1,3 @@
+module github.com/endodoi/endodoi
+
+go 1.26.8
