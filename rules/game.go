@@ -1,0 +1,215 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Status tells whether a game is still going on and, if not, why it ended.
+type Status uint8
+
+const (
+	// InProgress: the side to move has a legal move.
+	InProgress Status = iota
+	// NoLegalMove: the side to move had no legal move (rule 8); the seeds on
+	// the board went to the player who made the last move.
+	NoLegalMove
+	// Repetition: a position occurred for the third time (rule 9); the seeds
+	// on the board count for neither player.
+	Repetition
+)
+
+func (s Status) String() string {
+	switch s {
+	case NoLegalMove:
+		return "no legal move"
+	case Repetition:
+		return "third repetition"
+	}
+	return "in progress"
+}
+
+// Result is the outcome of a game.
+type Result uint8
+
+const (
+	Unfinished Result = iota
+	SouthWins
+	NorthWins
+	Draw
+)
+
+func (r Result) String() string {
+	switch r {
+	case SouthWins:
+		return "South wins"
+	case NorthWins:
+		return "North wins"
+	case Draw:
+		return "draw"
+	}
+	return "unfinished"
+}
+
+// Winner returns the winning side, and false for a draw or an unfinished
+// game.
+func (r Result) Winner() (Side, bool) {
+	switch r {
+	case SouthWins:
+		return South, true
+	case NorthWins:
+		return North, true
+	}
+	return South, false
+}
+
+// ErrGameOver is returned when a move is played after the game has ended.
+var ErrGameOver = errors.New("the game is over")
+
+// Game is a game in progress or finished: its start, its moves and the
+// positions they led to. It applies the end-of-game rules: no legal move
+// (rule 8) and third repetition (rule 9). A Game is not safe for concurrent
+// use.
+type Game struct {
+	rules   Rules
+	history []Position // history[0] is the start; history[i] follows moves[i-1]
+	moves   []Move
+	seen    map[Position]int // occurrences of each position in history
+	status  Status
+}
+
+// NewGame starts a game from start under rules r.
+func NewGame(start Position, r Rules) (*Game, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	if start.n < MinHoles || start.n > MaxHoles {
+		return nil, fmt.Errorf("invalid start position: %d holes per row", start.n)
+	}
+	if r.MaxLaps == 0 {
+		r.MaxLaps = DefaultMaxLaps
+	}
+	g := &Game{rules: r, seen: make(map[Position]int)}
+	g.push(start)
+	return g, nil
+}
+
+// push appends p to the history and updates the status.
+func (g *Game) push(p Position) {
+	g.history = append(g.history, p)
+	g.seen[p]++
+	switch {
+	case g.seen[p] >= 3:
+		g.status = Repetition
+	case !p.HasLegalMove(g.rules):
+		g.status = NoLegalMove
+	default:
+		g.status = InProgress
+	}
+}
+
+// Play plays m for the side to move. An illegal move leaves the game as it
+// was and returns an error that wraps ErrGameOver or one of Position.Play's
+// errors.
+func (g *Game) Play(m Move) error {
+	if g.status != InProgress {
+		return fmt.Errorf("move %s: %w (%s)", m, ErrGameOver, g.status)
+	}
+	next, err := g.Position().Play(m, g.rules)
+	if err != nil {
+		return fmt.Errorf("move %s: %w", m, err)
+	}
+	g.moves = append(g.moves, m)
+	g.push(next)
+	return nil
+}
+
+// Undo takes back the last move and returns it; it returns false when no
+// move has been played.
+func (g *Game) Undo() (Move, bool) {
+	if len(g.moves) == 0 {
+		return NoMove, false
+	}
+	last := g.history[len(g.history)-1]
+	if g.seen[last]--; g.seen[last] == 0 {
+		delete(g.seen, last)
+	}
+	g.history = g.history[:len(g.history)-1]
+	m := g.moves[len(g.moves)-1]
+	g.moves = g.moves[:len(g.moves)-1]
+	// The status of the earlier position is recomputed, not remembered:
+	// it was in progress, since a move followed it.
+	g.status = InProgress
+	return m, true
+}
+
+// Rules returns the game's rules.
+func (g *Game) Rules() Rules { return g.rules }
+
+// Start returns the start position.
+func (g *Game) Start() Position { return g.history[0] }
+
+// Position returns the current position, before any end-of-game sweep.
+func (g *Game) Position() Position { return g.history[len(g.history)-1] }
+
+// PositionAt returns the position after the first ply moves (0 is the
+// start). It panics if ply is out of range [0, len(Moves())].
+func (g *Game) PositionAt(ply int) Position { return g.history[ply] }
+
+// Moves returns a copy of the moves played.
+func (g *Game) Moves() []Move { return append([]Move(nil), g.moves...) }
+
+// Ply returns the number of moves played.
+func (g *Game) Ply() int { return len(g.moves) }
+
+// Status tells whether the game is over and why.
+func (g *Game) Status() Status { return g.status }
+
+// Over reports whether the game has ended.
+func (g *Game) Over() bool { return g.status != InProgress }
+
+// Occurrences returns how many times the current position has occurred in
+// the game, this time included.
+func (g *Game) Occurrences() int { return g.seen[g.Position()] }
+
+// LegalMoves returns the legal moves of the side to move; none once the
+// game is over.
+func (g *Game) LegalMoves() []Move {
+	if g.Over() {
+		return nil
+	}
+	return g.Position().LegalMoves(g.rules)
+}
+
+// FinalPosition returns the current position with the end-of-game sweep
+// applied when the game ended for want of a legal move; otherwise the
+// current position.
+func (g *Game) FinalPosition() Position {
+	if g.status == NoLegalMove {
+		return g.Position().Final()
+	}
+	return g.Position()
+}
+
+// Score returns the seeds each side has captured, the sweep included once
+// the game has ended for want of a legal move.
+func (g *Game) Score() (south, north int) {
+	p := g.FinalPosition()
+	return p.Captured(South), p.Captured(North)
+}
+
+// Result returns the game's outcome: the side with more captured seeds
+// wins; equal totals are a draw (rule 10).
+func (g *Game) Result() Result {
+	if !g.Over() {
+		return Unfinished
+	}
+	s, n := g.Score()
+	switch {
+	case s > n:
+		return SouthWins
+	case n > s:
+		return NorthWins
+	}
+	return Draw
+}
