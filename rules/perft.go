@@ -19,6 +19,7 @@ func PerftCounts(p Position, r Rules, counts []uint64) {
 	if len(counts) == 0 {
 		return
 	}
+	clear(counts)
 	counts[0] = 1
 	if len(counts) == 1 {
 		return

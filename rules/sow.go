@@ -21,26 +21,41 @@ func (p *Position) sow(from, maxLaps int, captureInOpponentRow bool) bool {
 			for i := 0; i < size; i++ {
 				h[i&31] += rounds
 			}
+			if seeds == 0 {
+				// The last seed of the final round fell into the
+				// starting hole, which was empty.
+				if h[pos&31] == 1 {
+					break
+				}
+				if lap >= maxLaps {
+					return false
+				}
+				continue
+			}
 		}
 		// The remaining seeds (fewer than a round) go one each into the
-		// holes after pos, wrapping past the last hole. With none left, the
-		// last seed of the final round fell into the starting hole.
+		// holes after pos, wrapping past the last hole. Whether the last
+		// hole was empty is read before the stores, so that the test does
+		// not wait for them.
 		end := pos + seeds
-		if end < size {
-			for i := pos + 1; i <= end; i++ {
+		if end >= size {
+			end -= size
+		}
+		emptyBefore := h[end&31] == 0
+		if pos+seeds < size {
+			for i := pos + 1; i <= pos+seeds; i++ {
 				h[i&31]++
 			}
 		} else {
 			for i := pos + 1; i < size; i++ {
 				h[i&31]++
 			}
-			end -= size
 			for i := 0; i <= end; i++ {
 				h[i&31]++
 			}
 		}
 		pos = end
-		if h[pos&31] == 1 {
+		if emptyBefore {
 			break
 		}
 		if lap >= maxLaps {

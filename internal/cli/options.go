@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// rulesFlags are the rules options shared by several commands.
+type rulesFlags struct {
+	variant string
+	maxLaps int
+}
+
+func (f *rulesFlags) register(fs *flag.FlagSet) {
+	names := make([]string, 0, 2)
+	for _, v := range rules.Variants() {
+		names = append(names, v.String())
+	}
+	fs.StringVar(&f.variant, "variant", rules.Standard.String(), "rules variant: "+strings.Join(names, ", "))
+	fs.IntVar(&f.maxLaps, "max-laps", rules.DefaultMaxLaps, "lap cap: a sowing not ended after this many laps is endless")
+}
+
+func (f *rulesFlags) rules() (rules.Rules, error) {
+	v, err := rules.ParseVariant(f.variant)
+	if err != nil {
+		return rules.Rules{}, usagef("--variant: %v", err)
+	}
+	if f.maxLaps < 1 || f.maxLaps > rules.MaxMaxLaps {
+		return rules.Rules{}, usagef("--max-laps %d out of range (1 to %d)", f.maxLaps, rules.MaxMaxLaps)
+	}
+	return rules.Rules{Variant: v, MaxLaps: f.maxLaps}, nil
+}
+
+// positionOperand reads a position given either as one argument or as its
+// four space-separated fields in separate arguments (the shell splits an
+// unquoted position). The keyword "start" gives the default start.
+func positionOperand(args []string) (rules.Position, error) {
+	if len(args) == 1 && args[0] == "start" {
+		return rules.NewPosition(rules.DefaultHoles, rules.DefaultStartSeeds)
+	}
+	p, err := rules.ParsePosition(strings.Join(args, " "))
+	if err != nil {
+		return p, usagef("%v", err)
+	}
+	return p, nil
+}
+
+// describeMoveError turns the rules' move errors into a short reason.
+func describeMoveError(p rules.Position, m rules.Move, err error) string {
+	switch err {
+	case rules.ErrWrongSide:
+		return fmt.Sprintf("wrong side: hole %s is %s's, but %s is to move", m, m.Side(), p.ToMove())
+	case rules.ErrNoSuchHole:
+		return fmt.Sprintf("no such hole: %s (this board has %d holes a row, %s to %s)", m, p.Holes(),
+			rules.NewMove(m.Side(), 0), rules.NewMove(m.Side(), p.Holes()-1))
+	case rules.ErrEmptyHole:
+		return fmt.Sprintf("empty hole: %s has no seeds to lift", m)
+	case rules.ErrEndless:
+		return fmt.Sprintf("endless sowing: the sowing from %s has not ended after the lap cap", m)
+	}
+	return err.Error()
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// maxPerftDepth bounds perft's depth; the counts grow about sixfold a ply.
+const maxPerftDepth = 40
+
+var perftCommand = &command{
+	name:    "perft",
+	summary: "count the legal move sequences of each length from a position",
+	usage:   "[--variant V] [--max-laps L] [--divide] [--stats] <position> <depth>",
+	examples: []string{
+		"endodoi perft '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0' 6",
+		"endodoi perft --divide start 5",
+	},
+	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
+		var rf rulesFlags
+		rf.register(fs)
+		divide := fs.Bool("divide", false, "also print the count at the full depth below each first move")
+		stats := fs.Bool("stats", false, "print time and moves per second to standard error")
+		return func(ctx context.Context, env Env, args []string) error {
+			if len(args) < 2 {
+				return usagef("want a position and a depth")
+			}
+			depth, err := strconv.Atoi(args[len(args)-1])
+			if err != nil || depth < 1 || depth > maxPerftDepth {
+				return usagef("depth %q: want a whole number from 1 to %d", args[len(args)-1], maxPerftDepth)
+			}
+			p, err := positionOperand(args[:len(args)-1])
+			if err != nil {
+				return err
+			}
+			r, err := rf.rules()
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			counts, divided, err := perftParallel(ctx, p, depth, r)
+			if err != nil {
+				return err
+			}
+			elapsed := time.Since(start)
+			for d := 1; d <= depth; d++ {
+				fmt.Fprintf(env.Stdout, "%d %d\n", d, counts[d])
+			}
+			if *divide {
+				for _, dm := range divided {
+					fmt.Fprintf(env.Stdout, "%s %d\n", dm.move, dm.count)
+				}
+			}
+			if *stats {
+				var moves uint64
+				for _, c := range counts[1:] {
+					moves += c
+				}
+				fmt.Fprintf(env.Stderr, "%d sequences of %d moves, %d moves in all, %v, %.1f M moves/s\n",
+					counts[depth], depth, moves, elapsed.Round(time.Millisecond),
+					float64(moves)/elapsed.Seconds()/1e6)
+			}
+			return nil
+		}
+	},
+}
+
+type dividedCount struct {
+	move  rules.Move
+	count uint64
+}
+
+// perftParallel splits the walk by first move over the available cores.
+func perftParallel(ctx context.Context, p rules.Position, depth int, r rules.Rules) ([]uint64, []dividedCount, error) {
+	moves := p.LegalMoves(r)
+	counts := make([]uint64, depth+1)
+	counts[0] = 1
+	divided := make([]dividedCount, len(moves))
+	sub := make([][]uint64, len(moves))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				q, _ := p.Play(moves[i], r)
+				sub[i] = make([]uint64, depth)
+				rules.PerftCounts(q, r, sub[i])
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range moves {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, m := range moves {
+		for d, c := range sub[i] {
+			counts[d+1] += c
+		}
+		divided[i] = dividedCount{move: m, count: sub[i][depth-1]}
+	}
+	return counts, divided, nil
+}
