@@ -181,9 +181,13 @@ func (ps *positionParser) parse() (Position, error) {
 			return p, ps.errorf(ps.i, "want one space and %s's captured seeds", Side(side))
 		}
 		ps.i++
-		v, err := ps.number(Side(side).String()+"'s captured seeds", MaxCaptured)
+		at := ps.i
+		v, err := ps.number(Side(side).String()+"'s captured seeds", MaxTotalSeeds)
 		if err != nil {
 			return p, err
+		}
+		if total += v; total > MaxTotalSeeds {
+			return p, ps.errorf(at, "more than %d seeds in all, on the board and captured", MaxTotalSeeds)
 		}
 		p.captured[side] = uint32(v)
 	}

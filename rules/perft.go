@@ -24,25 +24,26 @@ func PerftCounts(p Position, r Rules, counts []uint64) {
 	if len(counts) == 1 {
 		return
 	}
-	perft(&p, counts[1:], r.Laps(), variants[r.Variant%numVariants].captureInOpponentRow)
+	perft(p, counts[1:], r.Laps(), r.captureInOpponentRow())
 }
 
 // perft adds to counts[0] the legal moves of p, to counts[1] the legal
-// replies to each, and so on.
-func perft(p *Position, counts []uint64, laps int, cross bool) {
+// replies to each, and so on. p is passed by value so that the children's
+// copies stay on the stack.
+func perft(p Position, counts []uint64, laps int, cross bool) {
 	n := int(p.n)
 	base := int(p.toMove) * n
 	for j := 0; j < n; j++ {
 		if p.holes[base+j] == 0 {
 			continue
 		}
-		q := *p
+		q := p
 		if !q.sow(base+j, laps, cross) {
 			continue
 		}
 		counts[0]++
 		if len(counts) > 1 {
-			perft(&q, counts[1:], laps, cross)
+			perft(q, counts[1:], laps, cross)
 		}
 	}
 }

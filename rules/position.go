@@ -66,8 +66,11 @@ func NewPositionFromRows(south, north []int, toMove Side, capturedSouth, capture
 		}
 	}
 	for i, c := range [2]int{capturedSouth, capturedNorth} {
-		if c < 0 || c > MaxCaptured {
-			return Position{}, fmt.Errorf("%s's captured seeds %d out of range (0 to %d)", Side(i), c, MaxCaptured)
+		if c < 0 || c > MaxTotalSeeds {
+			return Position{}, fmt.Errorf("%s's captured seeds %d out of range (0 to %d)", Side(i), c, MaxTotalSeeds)
+		}
+		if total += c; total > MaxTotalSeeds {
+			return Position{}, fmt.Errorf("more than %d seeds in all, on the board and captured", MaxTotalSeeds)
 		}
 		p.captured[i] = uint32(c)
 	}
@@ -193,7 +196,7 @@ func (p Position) Play(m Move, r Rules) (Position, error) {
 		return p, err
 	}
 	q := p
-	if !q.sow(i, r.Laps(), variants[r.Variant%numVariants].captureInOpponentRow) {
+	if !q.sow(i, r.Laps(), r.captureInOpponentRow()) {
 		return p, ErrEndless
 	}
 	return q, nil
@@ -212,7 +215,7 @@ func (p Position) AppendLegalMoves(dst []Move, r Rules) []Move {
 	n := int(p.n)
 	base := int(p.toMove) * n
 	laps := r.Laps()
-	cross := variants[r.Variant%numVariants].captureInOpponentRow
+	cross := r.captureInOpponentRow()
 	for j := 0; j < n; j++ {
 		if p.holes[base+j] == 0 {
 			continue
@@ -236,7 +239,7 @@ func (p Position) HasLegalMove(r Rules) bool {
 	n := int(p.n)
 	base := int(p.toMove) * n
 	laps := r.Laps()
-	cross := variants[r.Variant%numVariants].captureInOpponentRow
+	cross := r.captureInOpponentRow()
 	for j := 0; j < n; j++ {
 		if p.holes[base+j] == 0 {
 			continue

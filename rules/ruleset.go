@@ -17,8 +17,11 @@ const (
 
 	// MaxBoardSeeds is the most seeds a position may hold on its board.
 	MaxBoardSeeds = 65535
-	// MaxCaptured is the most seeds a player may have captured.
-	MaxCaptured = 999_999_999
+	// MaxTotalSeeds is the most seeds a position may hold in all: on the
+	// board and captured by both players. Moves only carry seeds from the
+	// board to a player's captured count, so every position reached from a
+	// valid one stays within it, and within the notation's limits.
+	MaxTotalSeeds = 999_999_999
 
 	DefaultMaxLaps = 1000      // the default lap cap (rule 7)
 	MaxMaxLaps     = 1_000_000 // the largest lap cap accepted
@@ -125,7 +128,7 @@ type Rules struct {
 	Variant Variant
 	// MaxLaps is the lap cap of rule 7: a sowing that has not ended after
 	// MaxLaps laps is endless, and a move that would sow endlessly is not
-	// legal. Zero means DefaultMaxLaps.
+	// legal. Zero (or, unvalidated, a negative value) means DefaultMaxLaps.
 	MaxLaps int
 }
 
@@ -134,7 +137,7 @@ func DefaultRules() Rules { return Rules{Variant: Standard, MaxLaps: DefaultMaxL
 
 // Laps returns the effective lap cap.
 func (r Rules) Laps() int {
-	if r.MaxLaps == 0 {
+	if r.MaxLaps <= 0 {
 		return DefaultMaxLaps
 	}
 	return r.MaxLaps
@@ -149,6 +152,13 @@ func (r Rules) Validate() error {
 		return fmt.Errorf("rules: lap cap %d out of range (1 to %d)", r.MaxLaps, MaxMaxLaps)
 	}
 	return nil
+}
+
+// captureInOpponentRow reports whether the variant captures when the
+// sowing ends in the opponent's row. An unknown variant plays as Standard;
+// Validate refuses it.
+func (r Rules) captureInOpponentRow() bool {
+	return r.Variant < numVariants && variants[r.Variant].captureInOpponentRow
 }
 
 // String describes the ruleset, e.g. "standard, max 1000 laps".

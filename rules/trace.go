@@ -21,7 +21,13 @@ type Sowing struct {
 }
 
 // End returns the hole where the sowing ended.
-func (s Sowing) End() int { return s.Laps[len(s.Laps)-1].To }
+// End returns the hole where the sowing ended, or -1 for an empty Sowing.
+func (s Sowing) End() int {
+	if len(s.Laps) == 0 {
+		return -1
+	}
+	return s.Laps[len(s.Laps)-1].To
+}
 
 // Trace plays m like [Position.Play] and also reports every lap. It sows
 // seed by seed, independently of Play's faster sowing, and allocates; use it
@@ -52,7 +58,7 @@ func (p Position) Trace(m Move, r Rules) (Position, Sowing, error) {
 		}
 	}
 	ownRow := pos/int(q.n) == int(q.toMove)
-	if ownRow || variants[r.Variant%numVariants].captureInOpponentRow {
+	if ownRow || r.captureInOpponentRow() {
 		opp := size - 1 - pos
 		if q.holes[opp] > 0 {
 			sw.CaptureFrom = opp
