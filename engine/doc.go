@@ -1,0 +1,16 @@
+// Package engine searches En Dodoi positions for the best move: an
+// iterative-deepening alpha-beta search (negamax with principal-variation
+// search and aspiration windows) over a shared transposition table keyed by
+// Zobrist hashes, with optional parallel helper threads (lazy SMP).
+//
+// Scores are future capture margins in seeds from the side to move's view:
+// how many more seeds the side to move can expect to capture than its
+// opponent from here to the end of the game, the end-of-game sweep
+// included. A score is exact when the search reached every game end that
+// decides it; otherwise it rests on the evaluation function.
+//
+// The repetition rule is respected: a position that repeats one already on
+// the search path or in the game's history scores 0, since the seeds then
+// left on the board count for neither player and no capture can happen
+// inside a cycle.
+package engine

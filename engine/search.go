@@ -1,0 +1,435 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// MaxDepth is the deepest iteration the search runs.
+const MaxDepth = 200
+
+// maxPly bounds the search path, game-history positions excluded.
+const maxPly = MaxDepth + 8
+
+// Config sets up an Engine.
+type Config struct {
+	Rules   rules.Rules
+	Threads int      // search threads; 0 means 1
+	HashMiB int      // transposition table size; 0 means DefaultHashMiB
+	Weights *Weights // evaluation weights; nil means DefaultWeights
+}
+
+// DefaultHashMiB is the default transposition table size.
+const DefaultHashMiB = 64
+
+// MaxThreads and MaxHashMiB bound the configuration.
+const (
+	MaxThreads = 64
+	MaxHashMiB = 16 << 10
+)
+
+// Limits bound one search. With no limit at all the search runs to
+// MaxDepth or until the game's end is solved, or until its context is
+// cancelled.
+type Limits struct {
+	Depth    int           // deepest iteration; 0 for no limit
+	MoveTime time.Duration // time to search; 0 for no limit
+	Nodes    uint64        // nodes to search; 0 for no limit
+	// Infinite keeps searching after the score is exact or MaxDepth is
+	// reached, until the context is cancelled (analysis mode).
+	Infinite bool
+}
+
+// Info reports a finished iteration of the search.
+type Info struct {
+	Depth   int
+	Score   Score // future capture margin for the side to move
+	Exact   bool  // the score is the game-theoretic value, not an estimate
+	Nodes   uint64
+	Elapsed time.Duration
+	PV      []rules.Move // the principal variation, best move first
+}
+
+// NPS returns the nodes searched per second.
+func (i Info) NPS() uint64 {
+	if i.Elapsed <= 0 {
+		return 0
+	}
+	return uint64(float64(i.Nodes) / i.Elapsed.Seconds())
+}
+
+// Result is the outcome of a search: the best move found and the last
+// completed iteration's report. Move is rules.NoMove when the side to move
+// has no legal move.
+type Result struct {
+	Move rules.Move
+	Info
+}
+
+// Engine searches positions. Its transposition table carries knowledge
+// from one search to the next within a game; call NewGame between games.
+// An Engine runs one search at a time.
+type Engine struct {
+	cfg     Config
+	weights Weights
+	tt      *table
+	mu      sync.Mutex // held during a search
+}
+
+// New returns an engine with the given configuration.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Rules.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Threads == 0 {
+		cfg.Threads = 1
+	}
+	if cfg.Threads < 1 || cfg.Threads > MaxThreads {
+		return nil, fmt.Errorf("threads %d out of range (1 to %d)", cfg.Threads, MaxThreads)
+	}
+	if cfg.HashMiB == 0 {
+		cfg.HashMiB = DefaultHashMiB
+	}
+	if cfg.HashMiB < 1 || cfg.HashMiB > MaxHashMiB {
+		return nil, fmt.Errorf("hash size %d MiB out of range (1 to %d)", cfg.HashMiB, MaxHashMiB)
+	}
+	e := &Engine{cfg: cfg, weights: DefaultWeights, tt: newTable(cfg.HashMiB)}
+	if cfg.Weights != nil {
+		e.weights = *cfg.Weights
+	}
+	return e, nil
+}
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// NewGame forgets what earlier searches learnt.
+func (e *Engine) NewGame() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.tt.clear()
+}
+
+// ErrNoPosition is returned for a zero Position.
+var ErrNoPosition = errors.New("engine: no position to search")
+
+// Search looks for the best move in p. history holds the game's positions
+// before p, oldest first, for the repetition rule; it may be nil. report, if
+// not nil, is called after each completed iteration from the searching
+// goroutine. Search returns when a limit is reached, the score is exact (unless
+// lim.Infinite), or ctx is cancelled; it always returns a legal move when
+// there is one.
+func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.Position, lim Limits, report func(Info)) (Result, error) {
+	if p.Holes() < rules.MinHoles {
+		return Result{}, ErrNoPosition
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := time.Now()
+	var stop atomic.Bool
+	if lim.MoveTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.MoveTime)
+		defer cancel()
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop.Store(true)
+		case <-done:
+		}
+	}()
+
+	main := e.newSearcher(p, history, &stop, lim.Nodes)
+	var wg sync.WaitGroup
+	var helperNodes atomic.Uint64
+	var helpersStop atomic.Bool
+	for t := 1; t < e.cfg.Threads; t++ {
+		h := e.newSearcher(p, history, &helpersStop, 0)
+		h.parent = &stop
+		wg.Add(1)
+		go func(offset int) {
+			defer wg.Done()
+			h.iterate(p, Limits{Depth: MaxDepth}, start, offset, nil)
+			helperNodes.Add(h.nodes)
+		}(t % 2)
+	}
+	res := main.iterate(p, lim, start, 0, report)
+	helpersStop.Store(true)
+	wg.Wait()
+	res.Nodes += helperNodes.Load()
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// searcher is one thread's search state.
+type searcher struct {
+	e      *Engine
+	rules  rules.Rules
+	w      *Weights
+	tt     *table
+	stop   *atomic.Bool // set when this search must end
+	parent *atomic.Bool // for helpers: the main search's stop flag
+
+	nodes     uint64
+	nodeLimit uint64
+	aborted   bool
+
+	// keys and board counts of the game's history, then of the search
+	// path; base is where the path starts.
+	keys  []uint64
+	board []int
+	base  int
+
+	pv    [maxPly + 1][maxPly + 1]rules.Move
+	pvLen [maxPly + 1]int
+	hist  [2 * rules.MaxHoles]int32 // history heuristic, by hole
+}
+
+func (e *Engine) newSearcher(p rules.Position, history []rules.Position, stop *atomic.Bool, nodeLimit uint64) *searcher {
+	s := &searcher{e: e, rules: e.cfg.Rules, w: &e.weights, tt: e.tt, stop: stop, nodeLimit: nodeLimit}
+	// Only positions with as many seeds on the board as p can repeat.
+	for i := range history {
+		h := history[i]
+		if h.OnBoard() == p.OnBoard() && h.Holes() == p.Holes() {
+			s.keys = append(s.keys, key(&h))
+			s.board = append(s.board, h.OnBoard())
+		}
+	}
+	s.base = len(s.keys)
+	s.keys = append(s.keys, make([]uint64, 0, maxPly+1)...)
+	return s
+}
+
+// iterate runs iterative deepening from depth 1 (plus offset, for helper
+// threads) and returns the last completed iteration.
+func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset int, report func(Info)) Result {
+	res := Result{Move: rules.NoMove}
+	if moves := p.LegalMoves(s.rules); len(moves) > 0 {
+		res.Move = moves[0] // a legal move even if the first iteration is cut short
+		res.PV = []rules.Move{moves[0]}
+	} else {
+		res.Exact = true
+		res.Score = -Score(p.OnBoard()) * Seed
+		return res
+	}
+	maxDepth := MaxDepth
+	if lim.Depth > 0 {
+		maxDepth = min(lim.Depth, MaxDepth)
+	}
+	prev := Score(0)
+	for d := 1 + offset; d <= maxDepth; d++ {
+		var v Score
+		var proven bool
+		window := Score(50)
+		alpha, beta := -Infinity, Infinity
+		if d > 4 {
+			alpha, beta = prev-window, prev+window
+		}
+		for {
+			v, proven = s.negamax(&p, d, 0, alpha, beta)
+			if s.aborted {
+				break
+			}
+			if v <= alpha && alpha > -Infinity {
+				alpha = max(-Infinity, alpha-window*4)
+				window *= 4
+				continue
+			}
+			if v >= beta && beta < Infinity {
+				beta = min(Infinity, beta+window*4)
+				window *= 4
+				continue
+			}
+			break
+		}
+		if s.aborted {
+			break
+		}
+		prev = v
+		res.Depth = d
+		res.Score = v
+		res.Exact = proven
+		res.Nodes = s.nodes
+		res.Elapsed = time.Since(start)
+		res.PV = append([]rules.Move(nil), s.pv[0][:s.pvLen[0]]...)
+		if len(res.PV) > 0 {
+			res.Move = res.PV[0]
+		}
+		if report != nil {
+			report(res.Info)
+		}
+		if proven && !lim.Infinite {
+			break // deeper iterations cannot change an exact score
+		}
+		if lim.MoveTime > 0 && time.Since(start) > lim.MoveTime/2 {
+			break // the next iteration would not finish in time
+		}
+	}
+	if lim.Infinite {
+		// Analysis mode: wait for the stop even after the last iteration.
+		for !s.stop.Load() && (s.parent == nil || !s.parent.Load()) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return res
+}
+
+func (s *searcher) checkStop() {
+	if s.stop.Load() || (s.parent != nil && s.parent.Load()) || (s.nodeLimit > 0 && s.nodes >= s.nodeLimit) {
+		s.aborted = true
+	}
+}
+
+// repeated reports whether the position with key k and this many seeds on
+// the board occurred earlier in the game or on the search path with the
+// same side to move.
+func (s *searcher) repeated(k uint64, board int) bool {
+	n := len(s.keys)
+	for i := n - 2; i >= 0; i -= 2 {
+		if s.board[i] != board {
+			return false // a capture happened since: nothing before can repeat
+		}
+		if s.keys[i] == k {
+			return true
+		}
+	}
+	return false
+}
+
+type child struct {
+	pos   rules.Position
+	move  rules.Move
+	order int32
+}
+
+// negamax returns the value of p for the side to move searched to depth
+// plies within the window (alpha, beta), fail-soft, and whether the value
+// rests on game ends alone.
+func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score) (Score, bool) {
+	s.nodes++
+	if s.nodes&1023 == 0 {
+		s.checkStop()
+	}
+	if s.aborted {
+		return 0, false
+	}
+	s.pvLen[ply] = ply
+	board := p.OnBoard()
+	k := key(p)
+	if ply > 0 && s.repeated(k, board) {
+		return 0, true
+	}
+	if depth <= 0 || ply >= maxPly {
+		if p.RowSeeds(p.ToMove()) == 0 {
+			return -Score(board) * Seed, true
+		}
+		return s.w.evaluate(p), false
+	}
+
+	ttMove := rules.NoMove
+	if e, ok := s.tt.probe(k); ok {
+		ttMove = e.move
+		if ply > 0 && (e.depth >= depth || e.proven) {
+			switch {
+			case e.bound == boundExact,
+				e.bound == boundLower && e.score >= beta,
+				e.bound == boundUpper && e.score <= alpha:
+				return e.score, e.proven
+			}
+		}
+	}
+
+	var kids [rules.MaxHoles]child
+	count := 0
+	n := p.Holes()
+	mover := p.ToMove()
+	before := p.Captured(mover)
+	for j := 0; j < n; j++ {
+		m := rules.NewMove(mover, j)
+		q, err := p.Play(m, s.rules)
+		if err != nil {
+			continue
+		}
+		c := &kids[count]
+		c.pos, c.move = q, m
+		gain := q.Captured(mover) - before
+		c.order = int32(gain)<<20 + s.hist[m.Index(n)]
+		if m == ttMove {
+			c.order = 1 << 30
+		}
+		count++
+	}
+	if count == 0 {
+		return -Score(board) * Seed, true
+	}
+	// Insertion sort: at most MaxHoles children.
+	for i := 1; i < count; i++ {
+		for j := i; j > 0 && kids[j].order > kids[j-1].order; j-- {
+			kids[j], kids[j-1] = kids[j-1], kids[j]
+		}
+	}
+
+	s.keys = append(s.keys, k)
+	s.board = append(s.board, board)
+	alpha0 := alpha
+	best := -Infinity
+	bestMove := kids[0].move
+	proven := true
+	for i := 0; i < count; i++ {
+		c := &kids[i]
+		gain := Score(c.pos.Captured(mover)-before) * Seed
+		var v Score
+		var pr bool
+		if i == 0 {
+			v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-beta, gain-alpha)
+			v = gain - v
+		} else {
+			v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-alpha-1, gain-alpha)
+			v = gain - v
+			if v > alpha && v < beta && !s.aborted {
+				v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-beta, gain-alpha)
+				v = gain - v
+			}
+		}
+		if s.aborted {
+			break
+		}
+		proven = proven && pr
+		if v > best {
+			best, bestMove = v, c.move
+			if v > alpha {
+				alpha = v
+				s.pv[ply][ply] = c.move
+				copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
+				s.pvLen[ply] = s.pvLen[ply+1]
+				if v >= beta {
+					s.hist[c.move.Index(n)] += int32(depth * depth)
+					break
+				}
+			}
+		}
+	}
+	s.keys = s.keys[:len(s.keys)-1]
+	s.board = s.board[:len(s.board)-1]
+	if s.aborted {
+		return 0, false
+	}
+	b := boundExact
+	switch {
+	case best >= beta:
+		b = boundLower
+	case best <= alpha0:
+		b = boundUpper
+	}
+	s.tt.store(k, entry{score: best, depth: depth, bound: b, proven: proven, move: bestMove})
+	return best, proven
+}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// bruteForce is a plain minimax to every game end, with the repetition
+// rule as the engine applies it: a position already on the path scores 0.
+// It gives up (ok false) after budget nodes, since the number of paths
+// through a position graph with cycles explodes quickly.
+type bruteForce struct {
+	r      rules.Rules
+	path   map[rules.Position]bool
+	budget int
+}
+
+func (b *bruteForce) value(p rules.Position) (Score, bool) {
+	if b.budget--; b.budget < 0 {
+		return 0, false
+	}
+	board := stripCaptures(p)
+	if b.path[board] {
+		return 0, true
+	}
+	moves := p.LegalMoves(b.r)
+	if len(moves) == 0 {
+		return -Score(p.OnBoard()) * Seed, true
+	}
+	b.path[board] = true
+	defer delete(b.path, board)
+	best := -Infinity
+	for _, m := range moves {
+		q, _ := p.Play(m, b.r)
+		gain := Score(q.Captured(p.ToMove())-p.Captured(p.ToMove())) * Seed
+		v, ok := b.value(q)
+		if !ok {
+			return 0, false
+		}
+		best = max(best, gain-v)
+	}
+	return best, true
+}
+
+func stripCaptures(p rules.Position) rules.Position {
+	q, _ := rules.NewPositionFromRows(p.Row(rules.South), p.Row(rules.North), p.ToMove(), 0, 0)
+	return q
+}
+
+func randomPosition(rng *rand.Rand, holes, seeds int) rules.Position {
+	south := make([]int, holes)
+	north := make([]int, holes)
+	for i := 0; i < seeds; i++ {
+		if rng.IntN(2) == 0 {
+			south[rng.IntN(holes)]++
+		} else {
+			north[rng.IntN(holes)]++
+		}
+	}
+	p, _ := rules.NewPositionFromRows(south, north, rules.Side(rng.IntN(2)), 0, 0)
+	return p
+}
+
+func TestExactScoresMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
+		r := rules.Rules{Variant: variant, MaxLaps: 100}
+		e, err := New(Config{Rules: r, HashMiB: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked, inexact := 0, 0
+		for i := 0; i < 300; i++ {
+			holes := 2 + rng.IntN(2)
+			p := randomPosition(rng, holes, 1+rng.IntN(6))
+			bf := bruteForce{r: r, path: map[rules.Position]bool{}, budget: 200_000}
+			want, ok := bf.value(p)
+			if !ok {
+				continue
+			}
+			e.NewGame()
+			res, err := e.Search(context.Background(), p, nil, Limits{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Exact {
+				// Paths without a repetition can outlast MaxDepth even on
+				// tiny boards; such scores are estimates.
+				inexact++
+				continue
+			}
+			if res.Score != want {
+				t.Errorf("%s (%s): engine %s, brute force %s, pv %v", p, variant, res.Score, want, res.PV)
+			}
+			checked++
+		}
+		t.Logf("%s: %d exact scores checked, %d inexact", variant, checked, inexact)
+		if inexact > checked/20 {
+			t.Errorf("%s: %d of %d scores inexact", variant, inexact, checked+inexact)
+		}
+		if checked < 150 {
+			t.Errorf("%s: only %d positions checked", variant, checked)
+		}
+	}
+}
+
+func TestSearchStartPositions(t *testing.T) {
+	for _, holes := range []int{6, 8, 10} {
+		p, _ := rules.NewPosition(holes, 4)
+		e, _ := New(Config{})
+		res, err := e.Search(context.Background(), p, nil, Limits{Depth: 8}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.IsLegal(res.Move, rules.DefaultRules()) {
+			t.Errorf("%d holes: illegal best move %s", holes, res.Move)
+		}
+		t.Logf("%d holes: depth %d score %s nodes %d nps %d pv %v", holes, res.Depth, res.Score, res.Nodes, res.NPS(), res.PV)
+	}
+}
