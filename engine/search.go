@@ -189,6 +189,7 @@ type searcher struct {
 	board []int
 	base  int
 
+	kids  [maxPly + 1][rules.MaxHoles]child // move lists by ply, kept to avoid clearing one per node
 	pv    [maxPly + 1][maxPly + 1]rules.Move
 	pvLen [maxPly + 1]int
 	hist  [2 * rules.MaxHoles]int32 // history heuristic, by hole
@@ -348,7 +349,7 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		}
 	}
 
-	var kids [rules.MaxHoles]child
+	kids := &s.kids[ply]
 	count := 0
 	n := p.Holes()
 	mover := p.ToMove()
