@@ -121,3 +121,11 @@ func TestSearchStartPositions(t *testing.T) {
 		t.Logf("%d holes: depth %d score %s nodes %d nps %d pv %v", holes, res.Depth, res.Score, res.Nodes, res.NPS(), res.PV)
 	}
 }
+
+func TestScoreString(t *testing.T) {
+	for s, want := range map[Score]string{0: "0", 300: "+3", -200: "-2", 350: "+3.5", 325: "+3.25", 4: "+0.04", -15: "-0.15"} {
+		if got := s.String(); got != want {
+			t.Errorf("Score(%d).String() = %q, want %q", int(s), got, want)
+		}
+	}
+}

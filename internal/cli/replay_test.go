@@ -82,4 +82,3 @@ func TestReplayErrors(t *testing.T) {
 		t.Errorf("broken JSON: exit %d, %q", code, errOut)
 	}
 }
-
