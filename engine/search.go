@@ -152,23 +152,29 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 	var wg sync.WaitGroup
 	var helperNodes atomic.Uint64
 	var helpersStop atomic.Bool
+	main.others = &helperNodes
 	for t := 1; t < e.cfg.Threads; t++ {
 		h := e.newSearcher(p, history, &helpersStop, 0)
 		h.parent = &stop
+		h.published = &helperNodes
 		wg.Add(1)
 		go func(offset int) {
 			defer wg.Done()
 			h.iterate(p, Limits{Depth: MaxDepth}, start, offset, nil)
-			helperNodes.Add(h.nodes)
+			helperNodes.Add(h.nodes % nodeBatch)
 		}(t % 2)
 	}
 	res := main.iterate(p, lim, start, 0, report)
 	helpersStop.Store(true)
 	wg.Wait()
-	res.Nodes += helperNodes.Load()
+	res.Nodes = main.nodes + helperNodes.Load()
 	res.Elapsed = time.Since(start)
 	return res, nil
 }
+
+// nodeBatch is how often a search checks its limits, and how many nodes a
+// helper thread adds to the shared count at a time.
+const nodeBatch = 1024
 
 // searcher is one thread's search state.
 type searcher struct {
@@ -182,6 +188,8 @@ type searcher struct {
 	nodes     uint64
 	nodeLimit uint64
 	aborted   bool
+	published *atomic.Uint64 // helpers: where they add their node counts
+	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
 	// keys and board counts of the game's history, then of the search
 	// path; base is where the path starts.
@@ -260,8 +268,11 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 		res.Score = v
 		res.Exact = proven
 		res.Nodes = s.nodes
+		if s.others != nil {
+			res.Nodes += s.others.Load()
+		}
 		res.Elapsed = time.Since(start)
-		res.PV = append([]rules.Move(nil), s.pv[0][:s.pvLen[0]]...)
+		res.PV = s.extendPV(p, s.pv[0][:s.pvLen[0]], d)
 		if len(res.PV) > 0 {
 			res.Move = res.PV[0]
 		}
@@ -285,6 +296,9 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 }
 
 func (s *searcher) checkStop() {
+	if s.published != nil {
+		s.published.Add(nodeBatch)
+	}
 	if s.stop.Load() || (s.parent != nil && s.parent.Load()) || (s.nodeLimit > 0 && s.nodes >= s.nodeLimit) {
 		s.aborted = true
 	}
@@ -317,7 +331,7 @@ type child struct {
 // rests on game ends alone.
 func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score) (Score, bool) {
 	s.nodes++
-	if s.nodes&1023 == 0 {
+	if s.nodes%nodeBatch == 0 {
 		s.checkStop()
 	}
 	if s.aborted {
@@ -433,4 +447,38 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	}
 	s.tt.store(k, entry{score: best, depth: depth, bound: b, proven: proven, move: bestMove})
 	return best, proven
+}
+
+// extendPV returns a copy of pv extended to depth moves by following the
+// transposition table's best moves, where the search cut the line short
+// with a table hit. It stops at a repetition or an illegal table move.
+func (s *searcher) extendPV(p rules.Position, pv []rules.Move, depth int) []rules.Move {
+	line := append(make([]rules.Move, 0, depth), pv...)
+	seen := map[uint64]bool{}
+	for _, m := range pv {
+		seen[key(&p)] = true
+		q, err := p.Play(m, s.rules)
+		if err != nil {
+			return line
+		}
+		p = q
+	}
+	for len(line) < depth {
+		k := key(&p)
+		if seen[k] {
+			break
+		}
+		seen[k] = true
+		e, ok := s.tt.probe(k)
+		if !ok || e.move == rules.NoMove {
+			break
+		}
+		q, err := p.Play(e.move, s.rules)
+		if err != nil {
+			break
+		}
+		line = append(line, e.move)
+		p = q
+	}
+	return line
 }
