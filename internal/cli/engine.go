@@ -90,6 +90,15 @@ func runEngineProtocol(ctx context.Context, in io.Reader, out io.Writer) error {
 				s.handle("quit")
 				return fmt.Errorf("reading input: line longer than %d bytes", maxEngineLine)
 			}
+			// A search with limits finishes first, so that piped
+			// commands ("position ...", "go depth 12") get a full answer;
+			// an infinite one is stopped.
+			if s.search != nil && !s.search.infinite {
+				select {
+				case <-s.search.done:
+				case <-ctx.Done():
+				}
+			}
 			s.handle("quit")
 			if err != nil {
 				return fmt.Errorf("reading input: %w", err)
@@ -247,6 +256,7 @@ type searchRun struct {
 	cancel   context.CancelFunc
 	finished chan struct{} // closed once the search is over, just before bestmove is written
 	done     chan struct{} // closed once bestmove has been written
+	infinite bool          // searching until stopped: the end of the input stops it
 }
 
 func newEngineSession(out io.Writer) *engineSession {
@@ -618,7 +628,7 @@ func (s *engineSession) goSearch(args []string) {
 		history[i] = s.game.PositionAt(i)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &searchRun{cancel: cancel, finished: make(chan struct{}), done: make(chan struct{})}
+	run := &searchRun{cancel: cancel, finished: make(chan struct{}), done: make(chan struct{}), infinite: lim.Infinite}
 	s.search = run
 	go func() {
 		defer close(run.done)
