@@ -23,6 +23,9 @@ type Config struct {
 	Threads int      // search threads; 0 means 1
 	HashMiB int      // transposition table size; 0 means DefaultHashMiB
 	Weights *Weights // evaluation weights; nil means DefaultWeights
+	// Quiescence is how many plies of capturing moves the search looks at
+	// beyond its horizon (0 for none).
+	Quiescence int
 }
 
 // DefaultHashMiB is the default transposition table size.
@@ -347,6 +350,9 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		if p.RowSeeds(p.ToMove()) == 0 {
 			return -Score(board) * Seed, true
 		}
+		if s.e.cfg.Quiescence > 0 {
+			return s.quiesce(p, s.e.cfg.Quiescence, alpha, beta), false
+		}
 		return s.w.evaluate(p), false
 	}
 
@@ -481,4 +487,44 @@ func (s *searcher) extendPV(p rules.Position, pv []rules.Move, depth int) []rule
 		p = q
 	}
 	return line
+}
+
+// quiesce resolves captures at the horizon: the side to move may stand on
+// the static evaluation or play a capturing move.
+func (s *searcher) quiesce(p *rules.Position, plies int, alpha, beta Score) Score {
+	best := s.w.evaluate(p)
+	if plies == 0 || best >= beta {
+		return best
+	}
+	alpha = max(alpha, best)
+	n := p.Holes()
+	mover := p.ToMove()
+	before := p.Captured(mover)
+	for j := 0; j < n; j++ {
+		q, err := p.Play(rules.NewMove(mover, j), s.rules)
+		if err != nil {
+			continue
+		}
+		gain := Score(q.Captured(mover)-before) * Seed
+		if gain == 0 {
+			continue
+		}
+		s.nodes++
+		var v Score
+		if q.RowSeeds(q.ToMove()) == 0 {
+			v = gain + Score(q.OnBoard())*Seed
+		} else {
+			v = gain - s.quiesce(&q, plies-1, gain-beta, gain-alpha)
+		}
+		if v > best {
+			best = v
+			if v > alpha {
+				alpha = v
+				if v >= beta {
+					break
+				}
+			}
+		}
+	}
+	return best
 }
