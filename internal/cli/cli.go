@@ -65,7 +65,7 @@ var commands map[string]*command
 
 func init() {
 	commands = map[string]*command{}
-	for _, c := range []*command{applyCommand, perftCommand, showCommand, replayCommand, engineCommand} {
+	for _, c := range []*command{applyCommand, perftCommand, showCommand, replayCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand} {
 		commands[c.name] = c
 	}
 }

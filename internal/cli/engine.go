@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,13 +229,27 @@ func variantNames() []string {
 	return names
 }
 
-// levelLimits returns the limits a "go" without any limit searches with.
-// Levels 1 to 9 search to that depth; level 10 thinks for a second.
+// levelLimits returns the limits a "go" without any limit searches with:
+// those of engine.Level. Such a go plays with engine.Engine.PlayLevel (see
+// levelSearch), which also adds the level's randomness.
 func levelLimits(level int) engine.Limits {
-	if level >= maxLevel {
+	setting, err := engine.Level(level)
+	if err != nil {
 		return engine.Limits{MoveTime: time.Second}
 	}
-	return engine.Limits{Depth: level}
+	return setting.Limits()
+}
+
+// levelSearch chooses a move at the session's level with
+// engine.Engine.PlayLevel. Levels with randomness draw on the session's rng,
+// used by one search at a time. PlayLevel reports no iterations, so the
+// result is reported as one info line.
+func (s *engineSession) levelSearch(ctx context.Context, e *engine.Engine, p rules.Position, history []rules.Position) (engine.Result, error) {
+	res, err := e.PlayLevel(ctx, p, history, s.opts.level, s.rng)
+	if err == nil && res.Move != rules.NoMove && res.Depth > 0 {
+		s.reportInfo(res.Info)
+	}
+	return res, err
 }
 
 // engineSession is one protocol conversation. handle is called from one
@@ -247,6 +262,7 @@ type engineSession struct {
 	opts engineOptions
 	eng  *engine.Engine // nil until needed after an option change
 	game *rules.Game
+	rng  *rand.Rand // the levels' randomness, seeded from the clock
 
 	search *searchRun // the running search, or nil
 }
@@ -269,6 +285,7 @@ func newEngineSession(out io.Writer) *engineSession {
 			hashMiB: engine.DefaultHashMiB,
 			level:   defaultLevel,
 		},
+		rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x656e646f646f69)),
 	}
 	s.game = s.startGame()
 	return s
@@ -633,7 +650,13 @@ func (s *engineSession) goSearch(args []string) {
 	go func() {
 		defer close(run.done)
 		defer cancel()
-		res, err := e.Search(ctx, p, history, lim, s.reportInfo)
+		var res engine.Result
+		var err error
+		if explicit {
+			res, err = e.Search(ctx, p, history, lim, s.reportInfo)
+		} else {
+			res, err = s.levelSearch(ctx, e, p, history)
+		}
 		best := "bestmove none"
 		if err != nil {
 			s.errorf("search: %v", err)

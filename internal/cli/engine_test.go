@@ -315,13 +315,14 @@ func TestEngineOptions(t *testing.T) {
 }
 
 func TestLevelLimits(t *testing.T) {
-	for level := 1; level <= 9; level++ {
-		if got := levelLimits(level); got != (engine.Limits{Depth: level}) {
-			t.Errorf("level %d: %+v", level, got)
+	for level := 1; level <= 10; level++ {
+		setting, err := engine.Level(level)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got := levelLimits(10); got != (engine.Limits{MoveTime: time.Second}) {
-		t.Errorf("level 10: %+v", got)
+		if got := levelLimits(level); got != setting.Limits() {
+			t.Errorf("level %d: %+v, want %+v", level, got, setting.Limits())
+		}
 	}
 }
 

@@ -1,0 +1,26 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package arena
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup starts the program in a process group of its own, so
+// that a Ctrl-C in the terminal reaches the arena (which then stops the
+// match cleanly) rather than killing the program mid-game, and so that
+// killProcess reaches any children it started.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killProcess kills the program's process group.
+func killProcess(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		_ = cmd.Process.Kill()
+	}
+}

@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/rules"
+)
+
+// defaultAnalyzeTime is analyze's limit when none is given.
+const defaultAnalyzeTime = 2 * time.Second
+
+var analyzeCommand = &command{
+	name:    "analyze",
+	summary: "find the best moves of a position, with scores and expected lines",
+	usage:   "[--depth N | --time D] [--multipv K|all] [--verbose] [--variant V] [--max-laps L] <position>",
+	examples: []string{
+		"endodoi analyze '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0'",
+		"endodoi analyze --multipv all --depth 8 '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0'",
+		"endodoi analyze --time 10s --verbose start",
+	},
+	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
+		var rf rulesFlags
+		rf.register(fs)
+		depth := fs.Int("depth", 0, fmt.Sprintf("search this many plies deep (1 to %d) instead of for a time", engine.MaxDepth))
+		moveTime := fs.Duration("time", defaultAnalyzeTime, "search for this long (e.g. 500ms, 10s)")
+		multiPV := fs.String("multipv", "1", "how many best moves to show: a number, or all")
+		verbose := fs.Bool("verbose", false, "report each completed search depth on standard error")
+		return func(ctx context.Context, env Env, args []string) error {
+			set := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			if len(args) == 0 {
+				return usagef("want a position to analyse")
+			}
+			p, err := positionOperand(args)
+			if err != nil {
+				return err
+			}
+			r, err := rf.rules()
+			if err != nil {
+				return err
+			}
+			var lim engine.Limits
+			switch {
+			case set["depth"] && set["time"]:
+				return usagef("give --depth or --time, not both")
+			case set["depth"]:
+				if *depth < 1 || *depth > engine.MaxDepth {
+					return usagef("--depth %d out of range (1 to %d)", *depth, engine.MaxDepth)
+				}
+				lim.Depth = *depth
+			default:
+				if *moveTime <= 0 {
+					return usagef("--time %v: want a positive duration such as 2s", *moveTime)
+				}
+				lim.MoveTime = *moveTime
+			}
+			k, err := parseMultiPV(*multiPV)
+			if err != nil {
+				return err
+			}
+			var progress io.Writer
+			if *verbose {
+				progress = env.Stderr
+			}
+			return analyze(ctx, env.Stdout, progress, p, r, lim, k)
+		}
+	},
+}
+
+// parseMultiPV reads --multipv: a positive number, or "all" (returned as 0).
+func parseMultiPV(s string) (int, error) {
+	if strings.EqualFold(s, "all") {
+		return 0, nil
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 1 {
+		return 0, usagef("--multipv %q: want a number from 1, or all", s)
+	}
+	return k, nil
+}
+
+// analyze prints the k best moves of p (all of them for k == 0). progress,
+// if not nil, receives a line per completed depth.
+func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rules.Rules, lim engine.Limits, k int) error {
+	mover := p.ToMove()
+	fmt.Fprintf(w, "position: %s\n", p)
+	fmt.Fprintf(w, "%s to move; captured so far: South %d, North %d\n", mover, p.Captured(rules.South), p.Captured(rules.North))
+	moves := p.LegalMoves(r)
+	if len(moves) == 0 {
+		fmt.Fprintf(w, "%s\n", gameOverText(p, -1))
+		return nil
+	}
+	e, err := engine.New(engine.Config{Rules: r})
+	if err != nil {
+		return err
+	}
+	var lines []engine.Line
+	var summary string
+	if k == 1 {
+		var report func(engine.Info)
+		if progress != nil {
+			report = func(info engine.Info) {
+				fmt.Fprintf(progress, "depth %d: %s  %s  nodes %d  time %dms  %s\n", info.Depth,
+					info.PV[0], scoreText(info.Score, info.Exact), info.Nodes, info.Elapsed.Milliseconds(), moveList(info.PV))
+			}
+		}
+		res, err := e.Search(ctx, p, nil, lim, report)
+		if err != nil {
+			return err
+		}
+		if res.Move == rules.NoMove {
+			return fmt.Errorf("the search found no move in %v", p)
+		}
+		pv := res.PV
+		if len(pv) == 0 || pv[0] != res.Move {
+			pv = []rules.Move{res.Move}
+		}
+		lines = []engine.Line{{Move: res.Move, Score: res.Score, Exact: res.Exact, PV: pv}}
+		summary = fmt.Sprintf("depth %d, %d nodes, %v", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond))
+	} else {
+		start := time.Now()
+		depth := 0
+		report := func(d int, ls []engine.Line) {
+			depth = d
+			if progress != nil {
+				fmt.Fprintf(progress, "depth %d: best %s  %s  (%d moves scored)\n", d, ls[0].Move, scoreText(ls[0].Score, ls[0].Exact), len(ls))
+			}
+		}
+		lines, err = e.Analyze(ctx, p, nil, lim, report)
+		if err != nil {
+			return err
+		}
+		if depth == 0 {
+			summary = fmt.Sprintf("stopped before the first depth was done; the moves are unscored, %v", time.Since(start).Round(time.Millisecond))
+		} else {
+			summary = fmt.Sprintf("depth %d, %v", depth, time.Since(start).Round(time.Millisecond))
+		}
+		if k > 0 && k < len(lines) {
+			lines = lines[:k]
+		}
+	}
+	fmt.Fprintf(w, "search: %s\n", summary)
+	for i, l := range lines {
+		fmt.Fprintf(w, "%d. %s  %s  (%s)  %s\n", i+1, l.Move, scoreText(l.Score, l.Exact), finalText(p, l.Score, l.Exact), moveList(l.PV))
+	}
+	return nil
+}
+
+// scoreText writes a score, marked when exact.
+func scoreText(s engine.Score, exact bool) string {
+	if exact {
+		return s.String() + " exact"
+	}
+	return s.String()
+}
+
+// finalMargin returns the final capture margin, from South's view, that a
+// score for p's side to move (its future capture margin) leads to.
+func finalMargin(p rules.Position, s engine.Score) engine.Score {
+	m := engine.Score(p.Captured(rules.South)-p.Captured(rules.North))*engine.Seed + s
+	if p.ToMove() == rules.North {
+		m = engine.Score(p.Captured(rules.South)-p.Captured(rules.North))*engine.Seed - s
+	}
+	return m
+}
+
+// finalText states the final result a score for p's side to move leads to:
+// "expected final: South +6.5" for an estimate, "solved: South wins by 4"
+// for an exact score.
+func finalText(p rules.Position, s engine.Score, exact bool) string {
+	m := finalMargin(p, s)
+	abs := m
+	if abs < 0 {
+		abs = -abs
+	}
+	leader := "South"
+	if m < 0 {
+		leader = "North"
+	}
+	if exact {
+		if m == 0 {
+			return "solved: draw"
+		}
+		return fmt.Sprintf("solved: %s wins by %s", leader, strings.TrimPrefix(abs.String(), "+"))
+	}
+	if m == 0 {
+		return "expected final: even"
+	}
+	return fmt.Sprintf("expected final: %s %s", leader, abs)
+}
+
+// moveList writes moves separated by spaces.
+func moveList(moves []rules.Move) string {
+	names := make([]string, len(moves))
+	for i, m := range moves {
+		names[i] = m.String()
+	}
+	return strings.Join(names, " ")
+}
+
+// gameOverText explains the end of the game in p, whose side to move has no
+// legal move (rule 8): the sweep and the final result. movesPlayed is the
+// number of moves played before p, or -1 when unknown.
+func gameOverText(p rules.Position, movesPlayed int) string {
+	mover := p.ToMove()
+	last := mover.Opponent()
+	var b strings.Builder
+	if p.RowSeeds(mover) == 0 {
+		fmt.Fprintf(&b, "%s has no legal move (its row is empty): the game is over.", mover)
+	} else {
+		fmt.Fprintf(&b, "%s has no legal move (every sowing it could start is endless): the game is over.", mover)
+	}
+	who := last.String()
+	if movesPlayed > 0 {
+		who += ", who moved last"
+	}
+	fmt.Fprintf(&b, " The %d seeds left on the board go to %s.\n", p.OnBoard(), who)
+	f := p.Final()
+	b.WriteString(resultText(f.Captured(rules.South), f.Captured(rules.North)))
+	return b.String()
+}
+
+// resultText states a final score and the result.
+func resultText(south, north int) string {
+	s := fmt.Sprintf("Final score: South %d, North %d: ", south, north)
+	switch {
+	case south > north:
+		return s + fmt.Sprintf("South wins by %d.", south-north)
+	case north > south:
+		return s + fmt.Sprintf("North wins by %d.", north-south)
+	}
+	return s + "a draw."
+}

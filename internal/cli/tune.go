@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/tune"
+)
+
+var tuneCommand = &command{
+	name:    "tune",
+	summary: "tune the evaluation weights by self-play (for engine developers)",
+	usage:   "[--boards 6,8] [--pairs N] [--depth D] [--passes P] [--step S] [--accept F] [--seed X] [--verify N]",
+	examples: []string{
+		"endodoi tune --pairs 300 --depth 5 --passes 4",
+	},
+	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
+		var rf rulesFlags
+		rf.register(fs)
+		boards := fs.String("boards", "6,8", "holes per row of the boards played, comma-separated")
+		pairs := fs.Int("pairs", 300, "game pairs per candidate match (each opening played with both sides)")
+		depth := fs.Int("depth", 5, "fixed search depth of both sides")
+		passes := fs.Int("passes", 4, "passes over all weights")
+		step := fs.Float64("step", 0.1, "first step of each weight, in seeds; halved after a pass without gain")
+		accept := fs.Float64("accept", 0.52, "score a candidate needs against the current weights to be kept")
+		seed := fs.Uint64("seed", 1, "seed of the random openings")
+		workers := fs.Int("workers", 2, "games played at once")
+		verify := fs.Int("verify", 1000, "game pairs of the final match of the tuned against the starting weights (0 to skip)")
+		return func(ctx context.Context, env Env, args []string) error {
+			if len(args) > 0 {
+				return usagef("tune takes no arguments (got %q)", args[0])
+			}
+			r, err := rf.rules()
+			if err != nil {
+				return err
+			}
+			var holes []int
+			for _, f := range strings.Split(*boards, ",") {
+				h, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || h < 2 || h > 16 {
+					return usagef("--boards: %q is not a number of holes from 2 to 16", f)
+				}
+				holes = append(holes, h)
+			}
+			if *pairs < 1 || *depth < 1 || *depth > 30 || *passes < 1 || *step <= 0 || *workers < 1 || *verify < 0 {
+				return usagef("--pairs, --passes, --step and --workers must be positive, --depth from 1 to 30")
+			}
+			cfg := tune.Config{Rules: r, Boards: holes, Pairs: *pairs, Depth: *depth, OpeningPlies: 2, Passes: *passes,
+				Step: engine.Score(*step * float64(engine.Seed)), Accept: *accept, Seed: *seed, Workers: *workers}
+			start := time.Now()
+			fmt.Fprintf(env.Stdout, "start: %s\n", formatWeights(engine.DefaultWeights))
+			best, err := tune.Run(ctx, cfg, engine.DefaultWeights, func(m tune.Match) {
+				verdict := "rejected"
+				if m.Kept {
+					verdict = "kept"
+				}
+				fmt.Fprintf(env.Stdout, "pass %d  %-10s -> %s  score %.1f%% of %d games  %s  (%v)\n", m.Pass, m.Weight,
+					formatWeights(m.Candidate), 100*m.Score, m.Games, verdict, time.Since(start).Round(time.Second))
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "tuned: %s\n", formatWeights(best))
+			if *verify > 0 {
+				openings := tune.Openings(r, holes, *verify, 2, *seed+1000)
+				score, games, err := tune.Play(ctx, r, best, engine.DefaultWeights, *depth, openings, *workers)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "verify: tuned against start, %d fresh games at depth %d: %.1f%%\n", games, *depth, 100*score)
+			}
+			return nil
+		}
+	},
+}
+
+// formatWeights prints weights as Go code, ready for engine.DefaultWeights.
+func formatWeights(w engine.Weights) string {
+	return fmt.Sprintf("Weights{RowSeeds: %d, Occupied: %d, Singletons: %d, Targets: %d, Tempo: %d}",
+		w.RowSeeds, w.Occupied, w.Singletons, w.Targets, w.Tempo)
+}
