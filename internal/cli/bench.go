@@ -47,6 +47,12 @@ var benchCommand = &command{
 			if *depth < 1 || *depth > engine.MaxDepth {
 				return usagef("--depth %d out of range (1 to %d)", *depth, engine.MaxDepth)
 			}
+			if *threads < 1 || *threads > engine.MaxThreads {
+				return usagef("--threads %d out of range (1 to %d)", *threads, engine.MaxThreads)
+			}
+			if *hash < 1 || *hash > engine.MaxHashMiB {
+				return usagef("--hash %d out of range (1 to %d MiB)", *hash, engine.MaxHashMiB)
+			}
 			e, err := engine.New(engine.Config{Threads: *threads, HashMiB: *hash})
 			if err != nil {
 				return usagef("%v", err)
