@@ -52,12 +52,9 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 		maxDepth = min(lim.Depth, MaxDepth)
 	}
 	mover := p.ToMove()
-	k := key(&p)
 	for d := 1; d <= maxDepth; d++ {
 		next := make([]Line, 0, len(moves))
 		allExact := true
-		s.keys = append(s.keys, k)
-		s.board = append(s.board, p.OnBoard())
 		for _, m := range moves {
 			q, _ := p.Play(m, e.cfg.Rules)
 			gain := Score(q.Captured(mover)-p.Captured(mover)) * Seed
@@ -69,8 +66,6 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 			next = append(next, Line{Move: m, Score: gain - v, Exact: proven, PV: s.extendPV(p, pv, d)})
 			allExact = allExact && proven
 		}
-		s.keys = s.keys[:len(s.keys)-1]
-		s.board = s.board[:len(s.board)-1]
 		if s.aborted {
 			break
 		}

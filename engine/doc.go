@@ -9,8 +9,9 @@
 // included. A score is exact when the search reached every game end that
 // decides it; otherwise it rests on the evaluation function.
 //
-// The repetition rule is respected: a position that repeats one already on
-// the search path or in the game's history scores 0, since the seeds then
-// left on the board count for neither player and no capture can happen
-// inside a cycle.
+// The repetition rule is applied as written: a position that occurs for the
+// third time, counting the game's history and the search path, ends the
+// game and scores 0, since the seeds then left on the board count for
+// neither player. Until then play goes on, so a player who gains by leaving
+// a cycle can still leave it.
 package engine

@@ -13,7 +13,7 @@ type Weights struct {
 }
 
 // DefaultWeights are the weights the engine plays with.
-var DefaultWeights = Weights{RowSeeds: 25, Occupied: 15, Singletons: 10, Targets: 0, Tempo: 50}
+var DefaultWeights = Weights{RowSeeds: 20, Occupied: 15, Singletons: 15, Targets: 0, Tempo: 50}
 
 // evaluate estimates the future capture margin of p for the side to move,
 // for a position that still has legal moves.

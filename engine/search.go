@@ -175,6 +175,10 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 	return res, nil
 }
 
+// proofBudget is the largest iteration, in nodes, after which an unproven
+// score gets a second, proving search.
+const proofBudget = 50_000
+
 // nodeBatch is how often a search checks its limits, and how many nodes a
 // helper thread adds to the shared count at a time.
 const nodeBatch = 1024
@@ -191,6 +195,7 @@ type searcher struct {
 	nodes     uint64
 	nodeLimit uint64
 	aborted   bool
+	proofMode bool // table cutoffs from proven entries only
 	published *atomic.Uint64 // helpers: where they add their node counts
 	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
@@ -208,12 +213,21 @@ type searcher struct {
 
 func (e *Engine) newSearcher(p rules.Position, history []rules.Position, stop *atomic.Bool, nodeLimit uint64) *searcher {
 	s := &searcher{e: e, rules: e.cfg.Rules, w: &e.weights, tt: e.tt, stop: stop, nodeLimit: nodeLimit}
-	// Only positions with as many seeds on the board as p can repeat.
+	// A position that occurred twice in the game ends it if it occurs
+	// again; one that occurred once is searched like any other (its third
+	// occurrence would come after a cycle on the search path). Only
+	// positions with as many seeds on the board as p can repeat.
+	count := map[uint64]int{}
 	for i := range history {
 		h := history[i]
 		if h.OnBoard() == p.OnBoard() && h.Holes() == p.Holes() {
-			s.keys = append(s.keys, key(&h))
-			s.board = append(s.board, h.OnBoard())
+			count[key(&h)]++
+		}
+	}
+	for k, c := range count {
+		if c >= 2 {
+			s.keys = append(s.keys, k)
+			s.board = append(s.board, p.OnBoard())
 		}
 	}
 	s.base = len(s.keys)
@@ -239,6 +253,7 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 	}
 	prev := Score(0)
 	for d := 1 + offset; d <= maxDepth; d++ {
+		iterationStart := s.nodes
 		var v Score
 		var proven bool
 		window := Score(50)
@@ -265,6 +280,20 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 		}
 		if s.aborted {
 			break
+		}
+		if !proven && s.nodes-iterationStart < proofBudget {
+			// Table entries from earlier, shallower iterations can keep a
+			// small endgame from being proven: try once more with a full
+			// window, taking cutoffs from proven entries only.
+			s.proofMode = true
+			pv, ppr := s.negamax(&p, d, 0, -Infinity, Infinity)
+			s.proofMode = false
+			if s.aborted {
+				break
+			}
+			if ppr {
+				v, proven = pv, true
+			}
 		}
 		prev = v
 		res.Depth = d
@@ -308,11 +337,15 @@ func (s *searcher) checkStop() {
 }
 
 // repeated reports whether the position with key k and this many seeds on
-// the board occurred earlier in the game or on the search path with the
-// same side to move.
+// the board is already on the search path, or has occurred twice in the
+// game. Either way it scores 0: a position that occurred twice in the game
+// ends it now (rule 9), and a cycle on the search path can be repeated
+// until it does, with no capture on the way (none can happen inside a
+// cycle). Where leaving the cycle is better for the player to move, the
+// search finds that at the cycle's first position, whose value does not
+// depend on the cycle.
 func (s *searcher) repeated(k uint64, board int) bool {
-	n := len(s.keys)
-	for i := n - 2; i >= 0; i -= 2 {
+	for i := len(s.keys) - 1; i >= 0; i-- {
 		if s.board[i] != board {
 			return false // a capture happened since: nothing before can repeat
 		}
@@ -359,7 +392,7 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	ttMove := rules.NoMove
 	if e, ok := s.tt.probe(k); ok {
 		ttMove = e.move
-		if ply > 0 && (e.depth >= depth || e.proven) {
+		if ply > 0 && (e.proven || e.depth >= depth && !s.proofMode) {
 			switch {
 			case e.bound == boundExact,
 				e.bound == boundLower && e.score >= beta,
@@ -399,8 +432,13 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		}
 	}
 
-	s.keys = append(s.keys, k)
-	s.board = append(s.board, board)
+	// The root is left off the path: its value is what is being found, and
+	// scoring a return to it as 0 would undervalue the moves that lead back
+	// to it when leaving is better. A second return scores 0.
+	if ply > 0 {
+		s.keys = append(s.keys, k)
+		s.board = append(s.board, board)
+	}
 	alpha0 := alpha
 	best := -Infinity
 	bestMove := kids[0].move
@@ -439,8 +477,10 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 			}
 		}
 	}
-	s.keys = s.keys[:len(s.keys)-1]
-	s.board = s.board[:len(s.board)-1]
+	if ply > 0 {
+		s.keys = s.keys[:len(s.keys)-1]
+		s.board = s.board[:len(s.board)-1]
+	}
 	if s.aborted {
 		return 0, false
 	}

@@ -8,13 +8,13 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-// bruteForce is a plain minimax to every game end, with the repetition
-// rule as the engine applies it: a position already on the path scores 0.
-// It gives up (ok false) after budget nodes, since the number of paths
-// through a position graph with cycles explodes quickly.
+// bruteForce is a plain minimax to every game end over game histories,
+// with rule 9 as written: the third occurrence of a position ends the game
+// and scores 0. It gives up (ok false) after budget nodes, since the number
+// of histories explodes quickly.
 type bruteForce struct {
 	r      rules.Rules
-	path   map[rules.Position]bool
+	seen   map[rules.Position]int
 	budget int
 }
 
@@ -23,15 +23,15 @@ func (b *bruteForce) value(p rules.Position) (Score, bool) {
 		return 0, false
 	}
 	board := stripCaptures(p)
-	if b.path[board] {
+	if b.seen[board] == 2 {
 		return 0, true
 	}
 	moves := p.LegalMoves(b.r)
 	if len(moves) == 0 {
 		return -Score(p.OnBoard()) * Seed, true
 	}
-	b.path[board] = true
-	defer delete(b.path, board)
+	b.seen[board]++
+	defer func() { b.seen[board]-- }()
 	best := -Infinity
 	for _, m := range moves {
 		q, _ := p.Play(m, b.r)
@@ -76,7 +76,7 @@ func TestExactScoresMatchBruteForce(t *testing.T) {
 		for i := 0; i < 300; i++ {
 			holes := 2 + rng.IntN(2)
 			p := randomPosition(rng, holes, 1+rng.IntN(6))
-			bf := bruteForce{r: r, path: map[rules.Position]bool{}, budget: 200_000}
+			bf := bruteForce{r: r, seen: map[rules.Position]int{}, budget: 300_000}
 			want, ok := bf.value(p)
 			if !ok {
 				continue
