@@ -195,7 +195,7 @@ type searcher struct {
 	nodes     uint64
 	nodeLimit uint64
 	aborted   bool
-	proofMode bool // table cutoffs from proven entries only
+	proofMode bool           // table cutoffs from proven entries only
 	published *atomic.Uint64 // helpers: where they add their node counts
 	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
