@@ -34,13 +34,14 @@ func TestBenchSignatureIsStable(t *testing.T) {
 }
 
 func TestTuneUsage(t *testing.T) {
-	for _, args := range [][]string{{"tune", "--boards", "x"}, {"tune", "--pairs", "0"}, {"tune", "extra"}} {
+	for _, args := range [][]string{{"tune", "--boards", "x"}, {"tune", "--pairs", "0"}, {"tune", "extra"}, {"tune", "--start", "1,2,3"}, {"tune", "--start", "1,2,3,4,x"}} {
 		if code, _, _ := run(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
-	code, out, errOut := run(t, "", "tune", "--boards", "4", "--pairs", "2", "--depth", "1", "--passes", "1", "--verify", "2", "--workers", "1")
-	if code != 0 || !strings.Contains(out, "tuned: Weights{") || !strings.Contains(out, "verify: ") {
+	code, out, errOut := run(t, "", "tune", "--start", "25,15,10,0,50", "--boards", "4", "--pairs", "2", "--depth", "1", "--passes", "1", "--verify", "2", "--workers", "1")
+	if code != 0 || !strings.Contains(out, "tuned: Weights{") || !strings.Contains(out, "verify: ") ||
+		!strings.Contains(out, "start: Weights{RowSeeds: 25, Occupied: 15, Singletons: 10, Targets: 0, Tempo: 50}") {
 		t.Errorf("tiny tuning run: exit %d, %s\n%s", code, errOut, out)
 	}
 }

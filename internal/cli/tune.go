@@ -30,6 +30,7 @@ var tuneCommand = &command{
 		accept := fs.Float64("accept", 0.52, "score a candidate needs against the current weights to be kept")
 		seed := fs.Uint64("seed", 1, "seed of the random openings")
 		workers := fs.Int("workers", 2, "games played at once")
+		startFlag := fs.String("start", "", "starting weights RowSeeds,Occupied,Singletons,Targets,Tempo in hundredths of a seed (default: the engine's)")
 		verify := fs.Int("verify", 1000, "game pairs of the final match of the tuned against the starting weights (0 to skip)")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
@@ -50,17 +51,24 @@ var tuneCommand = &command{
 			if *pairs < 1 || *depth < 1 || *depth > 30 || *passes < 1 || *step <= 0 || *workers < 1 || *verify < 0 {
 				return usagef("--pairs, --passes, --step and --workers must be positive, --depth from 1 to 30")
 			}
+			start := engine.DefaultWeights
+			if *startFlag != "" {
+				var err error
+				if start, err = parseWeights(*startFlag); err != nil {
+					return usagef("--start: %v", err)
+				}
+			}
 			cfg := tune.Config{Rules: r, Boards: holes, Pairs: *pairs, Depth: *depth, OpeningPlies: 2, Passes: *passes,
 				Step: engine.Score(*step * float64(engine.Seed)), Accept: *accept, Seed: *seed, Workers: *workers}
-			start := time.Now()
-			fmt.Fprintf(env.Stdout, "start: %s\n", formatWeights(engine.DefaultWeights))
-			best, err := tune.Run(ctx, cfg, engine.DefaultWeights, func(m tune.Match) {
+			began := time.Now()
+			fmt.Fprintf(env.Stdout, "start: %s\n", formatWeights(start))
+			best, err := tune.Run(ctx, cfg, start, func(m tune.Match) {
 				verdict := "rejected"
 				if m.Kept {
 					verdict = "kept"
 				}
 				fmt.Fprintf(env.Stdout, "pass %d  %-10s -> %s  score %.1f%% of %d games  %s  (%v)\n", m.Pass, m.Weight,
-					formatWeights(m.Candidate), 100*m.Score, m.Games, verdict, time.Since(start).Round(time.Second))
+					formatWeights(m.Candidate), 100*m.Score, m.Games, verdict, time.Since(began).Round(time.Second))
 			})
 			if err != nil {
 				return err
@@ -68,7 +76,7 @@ var tuneCommand = &command{
 			fmt.Fprintf(env.Stdout, "tuned: %s\n", formatWeights(best))
 			if *verify > 0 {
 				openings := tune.Openings(r, holes, *verify, 2, *seed+1000)
-				score, games, err := tune.Play(ctx, r, best, engine.DefaultWeights, *depth, openings, *workers)
+				score, games, err := tune.Play(ctx, r, best, start, *depth, openings, *workers)
 				if err != nil {
 					return err
 				}
@@ -83,4 +91,21 @@ var tuneCommand = &command{
 func formatWeights(w engine.Weights) string {
 	return fmt.Sprintf("Weights{RowSeeds: %d, Occupied: %d, Singletons: %d, Targets: %d, Tempo: %d}",
 		w.RowSeeds, w.Occupied, w.Singletons, w.Targets, w.Tempo)
+}
+
+// parseWeights reads five comma-separated weights in hundredths of a seed.
+func parseWeights(s string) (engine.Weights, error) {
+	f := strings.Split(s, ",")
+	if len(f) != 5 {
+		return engine.Weights{}, fmt.Errorf("want 5 comma-separated numbers, got %d", len(f))
+	}
+	var v [5]engine.Score
+	for i, x := range f {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil {
+			return engine.Weights{}, fmt.Errorf("%q is not a whole number", x)
+		}
+		v[i] = engine.Score(n)
+	}
+	return engine.Weights{RowSeeds: v[0], Occupied: v[1], Singletons: v[2], Targets: v[3], Tempo: v[4]}, nil
 }
