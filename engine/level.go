@@ -30,14 +30,14 @@ type LevelSetting struct {
 // levels are the settings of levels 1 to 10; docs/strength.md has the
 // measured results of each against the one below.
 var levels = [MaxLevel + 1]LevelSetting{
-	1:  {Depth: 1, Noise: 6 * Seed},
-	2:  {Depth: 2, Noise: 4 * Seed},
-	3:  {Depth: 2, Noise: 2 * Seed},
-	4:  {Depth: 3, Noise: Seed},
-	5:  {Depth: 4, Noise: Seed / 2},
-	6:  {Depth: 5},
-	7:  {Depth: 7},
-	8:  {Depth: 9},
+	1:  {Depth: 1, Noise: 10 * Seed},
+	2:  {Depth: 1, Noise: 2 * Seed},
+	3:  {Depth: 2},
+	4:  {Depth: 3},
+	5:  {Depth: 4},
+	6:  {Depth: 6},
+	7:  {Depth: 8},
+	8:  {Depth: 10},
 	9:  {MoveTime: 250 * time.Millisecond},
 	10: {MoveTime: time.Second},
 }

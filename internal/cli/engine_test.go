@@ -418,8 +418,9 @@ func TestEngineGoLevel(t *testing.T) {
 	ts.send(t, "go")
 	lines := ts.sink.until(t, "bestmove")
 	p := ts.game.Position()
-	if d := checkSearch(t, p, rules.DefaultRules(), lines); d != 2 {
-		t.Errorf("level 2 searched to depth %d: %q", d, lines)
+	setting, _ := engine.Level(2)
+	if d := checkSearch(t, p, rules.DefaultRules(), lines); d != setting.Depth {
+		t.Errorf("level 2 searched to depth %d, want %d: %q", d, setting.Depth, lines)
 	}
 }
 
