@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -51,6 +52,12 @@ type Config struct {
 	// position to make each opening (0: every game starts from the start
 	// position; DefaultOpeningPlies is the usual choice).
 	OpeningPlies int
+	// Balanced, when not zero, keeps only openings whose expected final
+	// margin, by a depth-BalanceDepth search of our engine, is at most this
+	// many seeds either way: on small boards many random openings are won
+	// for one side, and a pair of games from such an opening is 1-1
+	// whoever plays better.
+	Balanced int
 	// Seed makes the openings; the same seed gives the same openings.
 	Seed uint64
 	// Concurrency is the number of games played at once, each worker with
@@ -170,12 +177,13 @@ func (cfg *Config) validate() (rules.Position, error) {
 // moves played from start before the players take over. Each is plies
 // random legal moves, chosen with a generator seeded from seed; an opening
 // in which the game ends is thrown away and another one chosen.
-func Openings(start rules.Position, r rules.Rules, pairs, plies int, seed uint64) ([][]rules.Move, error) {
+// accept, if not nil, further chooses which openings to keep.
+func Openings(start rules.Position, r rules.Rules, pairs, plies int, seed uint64, accept func(*rules.Game) bool) ([][]rules.Move, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x6f70656e696e6773))
 	out := make([][]rules.Move, pairs)
 	for i := range out {
 		var err error
-		out[i], err = randomOpening(rng, start, r, plies)
+		out[i], err = randomOpening(rng, start, r, plies, accept)
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +191,31 @@ func Openings(start rules.Position, r rules.Rules, pairs, plies int, seed uint64
 	return out, nil
 }
 
-func randomOpening(rng *rand.Rand, start rules.Position, r rules.Rules, plies int) ([]rules.Move, error) {
+// BalanceDepth is the search depth that judges an opening's balance.
+const BalanceDepth = 10
+
+// Balanced returns an opening filter that keeps the openings whose
+// expected final margin, by a BalanceDepth search, is at most within seeds
+// either way.
+func Balanced(r rules.Rules, within int) (func(*rules.Game) bool, error) {
+	e, err := engine.New(engine.Config{Rules: r, HashMiB: 16})
+	if err != nil {
+		return nil, err
+	}
+	return func(g *rules.Game) bool {
+		p := g.Position()
+		e.NewGame()
+		res, err := e.Search(context.Background(), p, nil, engine.Limits{Depth: BalanceDepth}, nil)
+		if err != nil {
+			return false
+		}
+		mover := p.ToMove()
+		final := res.Score + engine.Score(p.Captured(mover)-p.Captured(mover.Opponent()))*engine.Seed
+		return final <= engine.Score(within)*engine.Seed && final >= -engine.Score(within)*engine.Seed
+	}, nil
+}
+
+func randomOpening(rng *rand.Rand, start rules.Position, r rules.Rules, plies int, accept func(*rules.Game) bool) ([]rules.Move, error) {
 	for range openingTries {
 		g, err := rules.NewGame(start, r)
 		if err != nil {
@@ -195,7 +227,7 @@ func randomOpening(rng *rand.Rand, start rules.Position, r rules.Rules, plies in
 				return nil, err
 			}
 		}
-		if !g.Over() {
+		if !g.Over() && (accept == nil || accept(g)) {
 			return g.Moves(), nil
 		}
 	}
@@ -220,7 +252,13 @@ func Run(ctx context.Context, cfg Config, newA, newB func() (Player, error), pro
 		return Stats{}, err
 	}
 	stats := Stats{Total: cfg.Games}
-	openings, err := Openings(start, cfg.Rules, (cfg.Games+1)/2, cfg.OpeningPlies, cfg.Seed)
+	var accept func(*rules.Game) bool
+	if cfg.Balanced > 0 {
+		if accept, err = Balanced(cfg.Rules, cfg.Balanced); err != nil {
+			return Stats{}, err
+		}
+	}
+	openings, err := Openings(start, cfg.Rules, (cfg.Games+1)/2, cfg.OpeningPlies, cfg.Seed, accept)
 	if err != nil {
 		return stats, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -154,8 +155,8 @@ func TestShortMatch(t *testing.T) {
 		}
 	}
 	// The same seed gives the same openings.
-	o1, _ := Openings(start, r, 5, 2, 42)
-	o2, _ := Openings(start, r, 5, 2, 42)
+	o1, _ := Openings(start, r, 5, 2, 42, nil)
+	o2, _ := Openings(start, r, 5, 2, 42, nil)
 	if !slices.EqualFunc(o1, o2, slices.Equal) || !slices.Equal(o1[0], recA.games[0].opening) || !slices.Equal(o1[1], recA.games[2].opening) {
 		t.Errorf("openings not reproducible: %v %v", o1, o2)
 	}
@@ -350,5 +351,45 @@ func TestLevelSeeds(t *testing.T) {
 	q2, _ := f()
 	if q1.(*enginePlayer).rng.Uint64() == q2.(*enginePlayer).rng.Uint64() {
 		t.Error("the factory's players share a seed")
+	}
+}
+
+func TestBalancedOpenings(t *testing.T) {
+	r := rules.DefaultRules()
+	start, _ := rules.NewPosition(6, 4)
+	accept, err := Balanced(r, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := Openings(start, r, 20, 2, 7, nil)
+	kept, err := Openings(start, r, 20, 2, 7, accept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge, _ := engine.New(engine.Config{Rules: r, HashMiB: 16})
+	balancedIn := func(moves []rules.Move) bool {
+		g, _ := rules.NewGame(start, r)
+		for _, m := range moves {
+			g.Play(m)
+		}
+		p := g.Position()
+		res, _ := judge.Search(context.Background(), p, nil, engine.Limits{Depth: BalanceDepth}, nil)
+		final := res.Score + engine.Score(p.Captured(p.ToMove())-p.Captured(p.ToMove().Opponent()))*engine.Seed
+		return final >= -2*engine.Seed && final <= 2*engine.Seed
+	}
+	unbalanced := 0
+	for _, o := range all {
+		if !balancedIn(o) {
+			unbalanced++
+		}
+	}
+	if unbalanced == 0 {
+		t.Fatal("every random opening is balanced: the filter cannot be tested")
+	}
+	for _, o := range kept {
+		judge.NewGame()
+		if !balancedIn(o) {
+			t.Errorf("opening %v kept but not balanced", o)
+		}
 	}
 }

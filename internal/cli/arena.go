@@ -34,6 +34,7 @@ var arenaCommand = &command{
 		holes := fs.Int("holes", rules.DefaultHoles, "holes per row")
 		seeds := fs.Int("seeds", rules.DefaultStartSeeds, "seeds per hole at the start")
 		plies := fs.Int("openings-plies", arena.DefaultOpeningPlies, "random plies played from the start to make each opening")
+		balanced := fs.Int("balanced", 0, "keep only openings whose expected final margin (depth-10 search) is within this many seeds; 0 keeps all")
 		seed := fs.Uint64("seed", 1, "seed of the random openings (and of level players' randomness)")
 		concurrency := fs.Int("concurrency", 1, "games played at once")
 		maxPlies := fs.Int("max-plies", arena.DefaultMaxPlies, "a game reaching this many plies is stopped and counted as a draw")
@@ -64,12 +65,14 @@ var arenaCommand = &command{
 				return usagef("--openings-plies %d out of range (0 to %d)", *plies, arena.MaxOpeningPlies)
 			case *concurrency < 1 || *concurrency > arena.MaxConcurrency:
 				return usagef("--concurrency %d out of range (1 to %d)", *concurrency, arena.MaxConcurrency)
+			case *balanced < 0:
+				return usagef("--balanced %d: want 0 (all openings) or a number of seeds", *balanced)
 			case *maxPlies <= *plies:
 				return usagef("--max-plies %d must be more than --openings-plies %d", *maxPlies, *plies)
 			}
 			cfg := arena.Config{
 				Rules: r, Holes: *holes, Seeds: *seeds, Games: *games, OpeningPlies: *plies,
-				Seed: *seed, Concurrency: *concurrency, MaxPlies: *maxPlies,
+				Seed: *seed, Concurrency: *concurrency, MaxPlies: *maxPlies, Balanced: *balanced,
 			}
 			if *sprt != "" {
 				sc, err := parseSPRT(*sprt)
@@ -214,8 +217,12 @@ func printArenaReport(w io.Writer, cfg arena.Config, specs [2]arena.Spec, st are
 	fmt.Fprintf(w, "Player A:  %s\n", specs[0])
 	fmt.Fprintf(w, "Player B:  %s\n", specs[1])
 	fmt.Fprintf(w, "Board:     %d holes a row, %d seeds a hole; rules: %s\n", cfg.Holes, cfg.Seeds, cfg.Rules)
-	fmt.Fprintf(w, "Openings:  %s from the start, seed %d; A plays South in games 1, 3, 5, ...\n",
-		arenaCount(cfg.OpeningPlies, "random ply", "random plies"), cfg.Seed)
+	balance := ""
+	if cfg.Balanced > 0 {
+		balance = fmt.Sprintf(", kept when within %d seeds by a depth-%d search", cfg.Balanced, arena.BalanceDepth)
+	}
+	fmt.Fprintf(w, "Openings:  %s from the start%s, seed %d; A plays South in games 1, 3, 5, ...\n",
+		arenaCount(cfg.OpeningPlies, "random ply", "random plies"), balance, cfg.Seed)
 	games := fmt.Sprintf("%d of %d", st.Played, st.Total)
 	switch {
 	case interrupted:
