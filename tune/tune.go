@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/endodoi/endodoi/arena"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -59,7 +60,10 @@ func Run(ctx context.Context, cfg Config, start engine.Weights, progress func(Ma
 			for _, delta := range []engine.Score{step, -step} {
 				cand := best
 				*field(&cand, i) += delta
-				openings := Openings(cfg.Rules, cfg.Boards, cfg.Pairs, cfg.OpeningPlies, rng.Uint64())
+				openings, err := Openings(cfg.Rules, cfg.Boards, cfg.Pairs, cfg.OpeningPlies, rng.Uint64())
+				if err != nil {
+					return best, err
+				}
 				score, games, err := Play(ctx, cfg.Rules, cand, best, cfg.Depth, openings, cfg.Workers)
 				if err != nil {
 					return best, err
@@ -86,29 +90,30 @@ func Run(ctx context.Context, cfg Config, start engine.Weights, progress func(Ma
 }
 
 // Openings returns pairs positions, cycling through the boards, each made by
-// plies random legal moves from the board's 4-seed start.
-func Openings(r rules.Rules, boards []int, pairs, plies int, seed uint64) []rules.Position {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	var out []rules.Position
-	for len(out) < pairs {
-		p, err := rules.NewPosition(boards[len(out)%len(boards)], 4)
-		if err != nil {
-			return out
+// plies random legal moves from the board's 4-seed start (the arena's
+// openings).
+func Openings(r rules.Rules, boards []int, pairs, plies int, seed uint64) ([]rules.Position, error) {
+	per := make([][][]rules.Move, len(boards))
+	starts := make([]rules.Position, len(boards))
+	for i, h := range boards {
+		var err error
+		if starts[i], err = rules.NewPosition(h, 4); err != nil {
+			return nil, err
 		}
-		ok := true
-		for i := 0; i < plies && ok; i++ {
-			moves := p.LegalMoves(r)
-			if len(moves) == 0 {
-				ok = false
-				break
-			}
-			p, _ = p.Play(moves[rng.IntN(len(moves))], r)
-		}
-		if ok && p.HasLegalMove(r) {
-			out = append(out, p)
+		if per[i], err = arena.Openings(starts[i], r, (pairs+len(boards)-1)/len(boards), plies, seed+uint64(i), nil); err != nil {
+			return nil, err
 		}
 	}
-	return out
+	out := make([]rules.Position, 0, pairs)
+	for k := 0; len(out) < pairs; k++ {
+		i := k % len(boards)
+		p := starts[i]
+		for _, m := range per[i][k/len(boards)] {
+			p, _ = p.Play(m, r)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // Play plays every opening twice, once with each side for a, at a fixed

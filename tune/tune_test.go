@@ -10,8 +10,11 @@ import (
 
 func TestOpenings(t *testing.T) {
 	r := rules.DefaultRules()
-	a := Openings(r, []int{4, 6}, 10, 2, 9)
-	b := Openings(r, []int{4, 6}, 10, 2, 9)
+	a, err := Openings(r, []int{4, 6}, 10, 2, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Openings(r, []int{4, 6}, 10, 2, 9)
 	if len(a) != 10 {
 		t.Fatalf("%d openings, want 10", len(a))
 	}
@@ -32,7 +35,7 @@ func TestPlayFavoursTheBetterWeights(t *testing.T) {
 	r := rules.DefaultRules()
 	// Weights that reward giving seeds away lose to the defaults.
 	bad := engine.Weights{RowSeeds: -200, Tempo: -200}
-	openings := Openings(r, []int{4}, 20, 2, 3)
+	openings, _ := Openings(r, []int{4}, 20, 2, 3)
 	score, games, err := Play(context.Background(), r, engine.DefaultWeights, bad, 3, openings, 2)
 	if err != nil {
 		t.Fatal(err)

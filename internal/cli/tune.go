@@ -75,7 +75,10 @@ var tuneCommand = &command{
 			}
 			fmt.Fprintf(env.Stdout, "tuned: %s\n", formatWeights(best))
 			if *verify > 0 {
-				openings := tune.Openings(r, holes, *verify, 2, *seed+1000)
+				openings, err := tune.Openings(r, holes, *verify, 2, *seed+1000)
+				if err != nil {
+					return err
+				}
 				score, games, err := tune.Play(ctx, r, best, start, *depth, openings, *workers)
 				if err != nil {
 					return err
