@@ -212,18 +212,9 @@ func (p Position) IsLegal(m Move, r Rules) bool {
 // row order, and returns the extended slice. With a dst of enough capacity
 // (MaxHoles) it allocates nothing.
 func (p Position) AppendLegalMoves(dst []Move, r Rules) []Move {
-	n := int(p.n)
-	base := int(p.toMove) * n
-	laps := r.Laps()
-	cross := r.captureInOpponentRow()
-	for j := 0; j < n; j++ {
-		if p.holes[base+j] == 0 {
-			continue
-		}
-		q := p
-		if q.sow(base+j, laps, cross) {
-			dst = append(dst, NewMove(p.toMove, j))
-		}
+	laps, cross := r.Laps(), r.captureInOpponentRow()
+	for j := p.nextLegal(0, laps, cross); j >= 0; j = p.nextLegal(j+1, laps, cross) {
+		dst = append(dst, NewMove(p.toMove, j))
 	}
 	return dst
 }
@@ -236,20 +227,23 @@ func (p Position) LegalMoves(r Rules) []Move {
 // HasLegalMove reports whether the side to move has a legal move. When it
 // has none, the game is over (rule 8).
 func (p Position) HasLegalMove(r Rules) bool {
-	n := int(p.n)
-	base := int(p.toMove) * n
-	laps := r.Laps()
-	cross := r.captureInOpponentRow()
-	for j := 0; j < n; j++ {
+	return p.nextLegal(0, r.Laps(), r.captureInOpponentRow()) >= 0
+}
+
+// nextLegal returns the first column from j on of a legal move of the side
+// to move, or -1.
+func (p *Position) nextLegal(j, laps int, cross bool) int {
+	base := int(p.toMove) * int(p.n)
+	for ; j < int(p.n); j++ {
 		if p.holes[base+j] == 0 {
 			continue
 		}
-		q := p
+		q := *p
 		if q.sow(base+j, laps, cross) {
-			return true
+			return j
 		}
 	}
-	return false
+	return -1
 }
 
 // Final returns the position after the end-of-game sweep of rule 8: every
