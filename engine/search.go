@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"errors"
 	"fmt"
 	"sync"
@@ -199,11 +200,10 @@ type searcher struct {
 	published *atomic.Uint64 // helpers: where they add their node counts
 	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
-	// keys and board counts of the game's history, then of the search
-	// path; base is where the path starts.
+	// keys and board counts of the game's positions that occurred twice,
+	// then of the search path.
 	keys  []uint64
 	board []int
-	base  int
 
 	kids  [maxPly + 1][rules.MaxHoles]child // move lists by ply, kept to avoid clearing one per node
 	pv    [maxPly + 1][maxPly + 1]rules.Move
@@ -230,8 +230,8 @@ func (e *Engine) newSearcher(p rules.Position, history []rules.Position, stop *a
 			s.board = append(s.board, p.OnBoard())
 		}
 	}
-	s.base = len(s.keys)
-	s.keys = append(s.keys, make([]uint64, 0, maxPly+1)...)
+	s.keys = slices.Grow(s.keys, maxPly+1)
+	s.board = slices.Grow(s.board, maxPly+1)
 	return s
 }
 
@@ -291,9 +291,9 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 			if s.aborted {
 				break
 			}
-			if ppr {
-				v, proven = pv, true
-			}
+			// Its score and line stand either way: a full-window search
+			// to the same depth, and the line now in the PV table.
+			v, proven = pv, ppr
 		}
 		prev = v
 		res.Depth = d
