@@ -38,7 +38,7 @@ var levels = [MaxLevel + 1]LevelSetting{
 	6:  {Depth: 6},
 	7:  {Depth: 8},
 	8:  {Depth: 10},
-	9:  {MoveTime: 250 * time.Millisecond},
+	9:  {MoveTime: 100 * time.Millisecond},
 	10: {MoveTime: time.Second},
 }
 

@@ -344,6 +344,12 @@ func (s *searcher) checkStop() {
 // cycle). Where leaving the cycle is better for the player to move, the
 // search finds that at the cycle's first position, whose value does not
 // depend on the cycle.
+// mayRepeat reports whether a position with this many seeds on the board
+// can repeat one on the path: captures only ever lower the count.
+func (s *searcher) mayRepeat(board int) bool {
+	return len(s.board) > 0 && s.board[len(s.board)-1] == board
+}
+
 func (s *searcher) repeated(k uint64, board int) bool {
 	for i := len(s.keys) - 1; i >= 0; i-- {
 		if s.board[i] != board {
@@ -375,11 +381,17 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	}
 	s.pvLen[ply] = ply
 	board := p.OnBoard()
-	k := key(p)
-	if ply > 0 && s.repeated(k, board) {
-		return 0, true
+	// The key is needed for the table, and for the repetition test only
+	// when the last position on the path has as many seeds on the board.
+	var k uint64
+	leaf := depth <= 0 || ply >= maxPly
+	if !leaf || s.mayRepeat(board) {
+		k = key(p)
+		if ply > 0 && s.repeated(k, board) {
+			return 0, true
+		}
 	}
-	if depth <= 0 || ply >= maxPly {
+	if leaf {
 		if p.RowSeeds(p.ToMove()) == 0 {
 			return -Score(board) * Seed, true
 		}
