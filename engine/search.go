@@ -437,10 +437,13 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	if count == 0 {
 		return -Score(board) * Seed, true
 	}
-	// Insertion sort: at most MaxHoles children.
-	for i := 1; i < count; i++ {
-		for j := i; j > 0 && kids[j].order > kids[j-1].order; j-- {
-			kids[j], kids[j-1] = kids[j-1], kids[j]
+	// Insertion sort of indexes: at most MaxHoles children, each too big
+	// to move around.
+	var order [rules.MaxHoles]uint8
+	for i := 0; i < count; i++ {
+		order[i] = uint8(i)
+		for j := i; j > 0 && kids[order[j]].order > kids[order[j-1]].order; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
 		}
 	}
 
@@ -453,10 +456,10 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	}
 	alpha0 := alpha
 	best := -Infinity
-	bestMove := kids[0].move
+	bestMove := kids[order[0]].move
 	proven := true
 	for i := 0; i < count; i++ {
-		c := &kids[i]
+		c := &kids[order[i]]
 		gain := Score(c.pos.Captured(mover)-before) * Seed
 		var v Score
 		var pr bool
