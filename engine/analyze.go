@@ -41,7 +41,7 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 	stopWatch := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer stopWatch()
 
-	s := e.newSearcher(p, history, &stop, lim.Nodes)
+	s := e.newSearcher(0, p, history, &stop, lim.Nodes)
 	moves := p.LegalMoves(e.cfg.Rules)
 	if len(moves) == 0 {
 		return nil, nil

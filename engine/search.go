@@ -84,6 +84,8 @@ type Engine struct {
 	weights Weights
 	tt      *table
 	mu      sync.Mutex // held during a search
+
+	searchers []*searcher // by thread, reused
 }
 
 // New returns an engine with the given configuration.
@@ -118,6 +120,9 @@ func (e *Engine) NewGame() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.tt.clear()
+	for _, s := range e.searchers {
+		s.hist = [len(s.hist)]int32{}
+	}
 }
 
 // ErrNoPosition is returned for a zero Position.
@@ -152,13 +157,13 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 		}
 	}()
 
-	main := e.newSearcher(p, history, &stop, lim.Nodes)
+	main := e.newSearcher(0, p, history, &stop, lim.Nodes)
 	var wg sync.WaitGroup
 	var helperNodes atomic.Uint64
 	var helpersStop atomic.Bool
 	main.others = &helperNodes
 	for t := 1; t < e.cfg.Threads; t++ {
-		h := e.newSearcher(p, history, &helpersStop, 0)
+		h := e.newSearcher(t, p, history, &helpersStop, 0)
 		h.parent = &stop
 		h.published = &helperNodes
 		wg.Add(1)
@@ -211,8 +216,19 @@ type searcher struct {
 	hist  [2 * rules.MaxHoles]int32 // history heuristic, by hole
 }
 
-func (e *Engine) newSearcher(p rules.Position, history []rules.Position, stop *atomic.Bool, nodeLimit uint64) *searcher {
-	s := &searcher{e: e, rules: e.cfg.Rules, w: &e.weights, tt: e.tt, stop: stop, nodeLimit: nodeLimit}
+// newSearcher returns thread t's searcher, set up for a search of p. The
+// searchers (a few hundred KiB each) are kept from one search to the next.
+func (e *Engine) newSearcher(t int, p rules.Position, history []rules.Position, stop *atomic.Bool, nodeLimit uint64) *searcher {
+	for len(e.searchers) <= t {
+		e.searchers = append(e.searchers, new(searcher))
+	}
+	s := e.searchers[t]
+	// Field by field: a composite literal of this size would be built on
+	// the heap.
+	s.e, s.rules, s.w, s.tt = e, e.cfg.Rules, &e.weights, e.tt
+	s.stop, s.parent, s.published, s.others = stop, nil, nil, nil
+	s.nodes, s.nodeLimit, s.aborted, s.proofMode = 0, nodeLimit, false, false
+	s.keys, s.board = s.keys[:0], s.board[:0]
 	// A position that occurred twice in the game ends it if it occurs
 	// again; one that occurred once is searched like any other (its third
 	// occurrence would come after a cycle on the search path). Only
