@@ -124,38 +124,24 @@ func ParseSpec(spec string) (Spec, error) {
 	}
 	s.kind = kindEngine
 	s.threads, s.hashMiB = 1, DefaultHashMiB
-	seen := map[string]bool{}
-	for _, item := range strings.Split(s.raw, ",") {
-		key, val, ok := strings.Cut(strings.TrimSpace(item), "=")
-		if !ok || val == "" {
-			return Spec{}, fmt.Errorf("%q: want key=value", item)
+	err := eachSetting(strings.Split(s.raw, ","), "", func(key, val string) (err error) {
+		if handled, err := limitSetting(&s.limits, key, val); handled {
+			return err
 		}
-		if seen[key] {
-			return Spec{}, fmt.Errorf("%s given twice", key)
-		}
-		seen[key] = true
-		var err error
 		switch key {
 		case "level":
 			s.level, err = intSetting(key, val, engine.MinLevel, engine.MaxLevel)
-		case "depth":
-			s.limits.Depth, err = intSetting(key, val, 1, engine.MaxDepth)
-		case "time":
-			s.limits.MoveTime, err = durationSetting(key, val)
-		case "nodes":
-			var n int
-			n, err = intSetting(key, val, 1, 1<<62)
-			s.limits.Nodes = uint64(n)
 		case "threads":
 			s.threads, err = intSetting(key, val, 1, engine.MaxThreads)
 		case "hash":
 			s.hashMiB, err = intSetting(key, val, 1, engine.MaxHashMiB)
 		default:
-			return Spec{}, fmt.Errorf("unknown setting %q", key)
+			return fmt.Errorf("unknown setting %q", key)
 		}
-		if err != nil {
-			return Spec{}, err
-		}
+		return err
+	})
+	if err != nil {
+		return Spec{}, err
 	}
 	hasLimit := s.limits != engine.Limits{}
 	switch {
@@ -174,34 +160,18 @@ func parseCmdSpec(s Spec, rest string) (Spec, error) {
 	if len(s.argv) == 0 {
 		return Spec{}, errors.New("cmd=: no command")
 	}
-	seen := map[string]bool{}
-	for _, item := range parts[1:] {
-		key, val, ok := strings.Cut(strings.TrimSpace(item), "=")
-		if !ok || val == "" {
-			return Spec{}, fmt.Errorf("cmd setting %q: want key=value", item)
+	err := eachSetting(parts[1:], "cmd setting ", func(key, val string) (err error) {
+		if handled, err := limitSetting(&s.limits, key, val); handled {
+			return err
 		}
-		if seen[key] {
-			return Spec{}, fmt.Errorf("cmd setting %s given twice", key)
+		if key != "timeout" {
+			return fmt.Errorf("unknown cmd setting %q (want depth, time, nodes or timeout)", key)
 		}
-		seen[key] = true
-		var err error
-		switch key {
-		case "depth":
-			s.limits.Depth, err = intSetting(key, val, 1, engine.MaxDepth)
-		case "time":
-			s.limits.MoveTime, err = durationSetting(key, val)
-		case "nodes":
-			var n int
-			n, err = intSetting(key, val, 1, 1<<62)
-			s.limits.Nodes = uint64(n)
-		case "timeout":
-			s.timeout, err = durationSetting(key, val)
-		default:
-			return Spec{}, fmt.Errorf("unknown cmd setting %q (want depth, time, nodes or timeout)", key)
-		}
-		if err != nil {
-			return Spec{}, err
-		}
+		s.timeout, err = durationSetting(key, val)
+		return err
+	})
+	if err != nil {
+		return Spec{}, err
 	}
 	if s.limits == (engine.Limits{}) {
 		s.limits.MoveTime = DefaultCmdMoveTime
@@ -219,6 +189,45 @@ func parseCmdSpec(s Spec, rest string) (Spec, error) {
 		return Spec{}, fmt.Errorf("cmd: %v", err)
 	}
 	return s, nil
+}
+
+// eachSetting calls set for each key=value item, refusing malformed items
+// and keys given twice; what names the items in errors.
+func eachSetting(items []string, what string, set func(key, val string) error) error {
+	seen := map[string]bool{}
+	for _, item := range items {
+		key, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok || val == "" {
+			return fmt.Errorf("%s%q: want key=value", what, item)
+		}
+		if seen[key] {
+			return fmt.Errorf("%s%s given twice", what, key)
+		}
+		seen[key] = true
+		if err := set(key, val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// limitSetting reads the search limits depth, time and nodes; it reports
+// whether key was one of them.
+func limitSetting(l *engine.Limits, key, val string) (bool, error) {
+	var err error
+	switch key {
+	case "depth":
+		l.Depth, err = intSetting(key, val, 1, engine.MaxDepth)
+	case "time":
+		l.MoveTime, err = durationSetting(key, val)
+	case "nodes":
+		var n int
+		n, err = intSetting(key, val, 1, 1<<62)
+		l.Nodes = uint64(n)
+	default:
+		return false, nil
+	}
+	return true, err
 }
 
 func intSetting(key, val string, lo, hi int) (int, error) {
