@@ -16,6 +16,9 @@ type bruteForce struct {
 	r      rules.Rules
 	seen   map[rules.Position]int
 	budget int
+	// endAt is the occurrence that ends the game: 3 by rule 9 (the
+	// default), 2 for the cheaper shortcut of scoring any repetition 0.
+	endAt int
 }
 
 func (b *bruteForce) value(p rules.Position) (Score, bool) {
@@ -23,7 +26,11 @@ func (b *bruteForce) value(p rules.Position) (Score, bool) {
 		return 0, false
 	}
 	board := stripCaptures(p)
-	if b.seen[board] == 2 {
+	end := b.endAt
+	if end == 0 {
+		end = 3
+	}
+	if b.seen[board] == end-1 {
 		return 0, true
 	}
 	moves := p.LegalMoves(b.r)
@@ -126,6 +133,56 @@ func TestScoreString(t *testing.T) {
 	for s, want := range map[Score]string{0: "0", 300: "+3", -200: "-2", 350: "+3.5", 325: "+3.25", 4: "+0.04", -15: "-0.15"} {
 		if got := s.String(); got != want {
 			t.Errorf("Score(%d).String() = %q, want %q", int(s), got, want)
+		}
+	}
+}
+
+// TestForcedWinsAndSaves: positions where exactly one move wins (or, for
+// the saves, avoids losing) with best play on both sides; the engine must
+// find it. The values are checked here by the brute force over histories,
+// not taken from the engine.
+func TestForcedWinsAndSaves(t *testing.T) {
+	r := rules.DefaultRules()
+	for _, tc := range []struct {
+		pos  string
+		want string // the only move that wins (or saves the draw)
+		save bool   // the best is a draw; every other move loses
+	}{
+		{"2,2,1,0/1,0,1,0 s 10 10", "c", false},
+		{"2,1,0,2/0,1,0,1 s 10 10", "b", false},
+		{"1,0,1,2/0,0,0,0 s 10 10", "a", false},
+		{"1,2,1,0/1,0,1,0 s 10 10", "c", false},
+		{"1,1,1,0/1,1,0,0 s 10 10", "c", false},
+		{"2,1,1,0/1,0,1,0 s 10 10", "c", true},
+		{"1,0,1,1/0,1,0,0 s 10 10", "c", true},
+		{"1,1,1,0/0,1,0,0 s 10 10", "c", true},
+	} {
+		p := rules.MustParsePosition(tc.pos)
+		want, _ := rules.ParseMove(tc.want)
+		// Captures so far are equal, so a move wins when its value is
+		// positive and draws when it is 0.
+		for _, m := range p.LegalMoves(r) {
+			q, _ := p.Play(m, r)
+			bf := bruteForce{r: r, seen: map[rules.Position]int{stripCaptures(p): 1}, budget: 3_000_000}
+			v, ok := bf.value(q)
+			if !ok {
+				t.Fatalf("%s: brute force gave up on %s", tc.pos, m)
+			}
+			v = Score(q.Captured(rules.South)-p.Captured(rules.South))*Seed - v
+			switch {
+			case m == want && !tc.save && v <= 0, m == want && tc.save && v != 0:
+				t.Fatalf("%s: %s is worth %s, not the %s the test claims", tc.pos, m, v, map[bool]string{true: "draw", false: "win"}[tc.save])
+			case m != want && v >= 0:
+				t.Fatalf("%s: %s is worth %s; the test needs it to lose", tc.pos, m, v)
+			}
+		}
+		e, _ := New(Config{HashMiB: 4})
+		res, err := e.Search(context.Background(), p, nil, Limits{Depth: 60}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Move != want {
+			t.Errorf("%s: engine plays %s (%s, exact %v), want %s", tc.pos, res.Move, res.Score, res.Exact, want)
 		}
 	}
 }
