@@ -166,6 +166,7 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 		h := e.newSearcher(t, p, history, &helpersStop, 0)
 		h.parent = &stop
 		h.published = &helperNodes
+		h.helper = true
 		wg.Add(1)
 		go func(offset int) {
 			defer wg.Done()
@@ -202,6 +203,7 @@ type searcher struct {
 	nodeLimit uint64
 	aborted   bool
 	proofMode bool           // table cutoffs from proven entries only
+	helper    bool           // a helper thread of a parallel search
 	published *atomic.Uint64 // helpers: where they add their node counts
 	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
@@ -227,7 +229,7 @@ func (e *Engine) newSearcher(t int, p rules.Position, history []rules.Position, 
 	// the heap.
 	s.e, s.rules, s.w, s.tt = e, e.cfg.Rules, &e.weights, e.tt
 	s.stop, s.parent, s.published, s.others = stop, nil, nil, nil
-	s.nodes, s.nodeLimit, s.aborted, s.proofMode = 0, nodeLimit, false, false
+	s.nodes, s.nodeLimit, s.aborted, s.proofMode, s.helper = 0, nodeLimit, false, false, false
 	s.keys, s.board = s.keys[:0], s.board[:0]
 	// A position that occurred twice in the game ends it if it occurs
 	// again; one that occurred once is searched like any other (its third
@@ -461,6 +463,12 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		for j := i; j > 0 && kids[order[j]].order > kids[order[j-1]].order; j-- {
 			order[j], order[j-1] = order[j-1], order[j]
 		}
+	}
+	if ply == 0 && s.helper && count > 1 {
+		// A helper thread takes the root moves from the other end, so
+		// that the table holds their results when the main thread
+		// reaches them.
+		slices.Reverse(order[:count])
 	}
 
 	// The root is left off the path: its value is what is being found, and
