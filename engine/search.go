@@ -386,6 +386,39 @@ type child struct {
 	order int32
 }
 
+// generate plays the legal moves of p except skip into kids from index
+// from on, orders them best first in order[from:] (first, if among them,
+// before all), and returns the new count of children.
+func (s *searcher) generate(p *rules.Position, kids *[rules.MaxHoles]child, order []uint8, from int, skip, first rules.Move) int {
+	n := p.Holes()
+	mover := p.ToMove()
+	before := p.Captured(mover)
+	count := from
+	for j := 0; j < n; j++ {
+		m := rules.NewMove(mover, j)
+		if m == skip {
+			continue
+		}
+		q, err := p.Play(m, s.rules)
+		if err != nil {
+			continue
+		}
+		c := &kids[count]
+		c.pos, c.move = q, m
+		c.order = int32(q.Captured(mover)-before)<<20 + s.hist[m.Index(n)]
+		if m == first {
+			c.order = 1 << 30
+		}
+		// Insertion sort of the new children.
+		order[count] = uint8(count)
+		for i := count; i > from && kids[order[i]].order > kids[order[i-1]].order; i-- {
+			order[i], order[i-1] = order[i-1], order[i]
+		}
+		count++
+	}
+	return count
+}
+
 // negamax returns the value of p for the side to move searched to depth
 // plies within the window (alpha, beta), fail-soft, and whether the value
 // rests on game ends alone.
@@ -433,42 +466,30 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	}
 
 	kids := &s.kids[ply]
+	var order [rules.MaxHoles]uint8 // search order, as indexes: children are too big to move around
 	count := 0
 	n := p.Holes()
 	mover := p.ToMove()
 	before := p.Captured(mover)
-	for j := 0; j < n; j++ {
-		m := rules.NewMove(mover, j)
-		q, err := p.Play(m, s.rules)
-		if err != nil {
-			continue
-		}
-		c := &kids[count]
-		c.pos, c.move = q, m
-		gain := q.Captured(mover) - before
-		c.order = int32(gain)<<20 + s.hist[m.Index(n)]
-		if m == ttMove {
-			c.order = 1 << 30
-		}
-		count++
-	}
-	if count == 0 {
-		return -Score(board) * Seed, true
-	}
-	// Insertion sort of indexes: at most MaxHoles children, each too big
-	// to move around.
-	var order [rules.MaxHoles]uint8
-	for i := 0; i < count; i++ {
-		order[i] = uint8(i)
-		for j := i; j > 0 && kids[order[j]].order > kids[order[j-1]].order; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
+	// Away from the root the table's move is tried before the others are
+	// even played: when it cuts off, their sowing is saved.
+	staged := false
+	if ply > 0 && ttMove != rules.NoMove {
+		if q, err := p.Play(ttMove, s.rules); err == nil {
+			kids[0].pos, kids[0].move = q, ttMove
+			count, staged = 1, true
 		}
 	}
-	if ply == 0 && s.helper && count > 1 {
-		// A helper thread takes the root moves from the other end, so
-		// that the table holds their results when the main thread
-		// reaches them.
-		slices.Reverse(order[:count])
+	if !staged {
+		if count = s.generate(p, kids, order[:], 0, rules.NoMove, ttMove); count == 0 {
+			return -Score(board) * Seed, true
+		}
+		if ply == 0 && s.helper && count > 1 {
+			// A helper thread takes the root moves from the other end,
+			// so that the table holds their results when the main
+			// thread reaches them.
+			slices.Reverse(order[:count])
+		}
 	}
 
 	// The root is left off the path: its value is what is being found, and
@@ -514,6 +535,11 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 					break
 				}
 			}
+		}
+		if staged && i == count-1 {
+			// The table's move did not cut off: now the others.
+			count = s.generate(p, kids, order[:], count, ttMove, rules.NoMove)
+			staged = false
 		}
 	}
 	if ply > 0 {
