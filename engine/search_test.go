@@ -186,3 +186,33 @@ func TestForcedWinsAndSaves(t *testing.T) {
 		}
 	}
 }
+
+func TestQuiescence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	r := rules.DefaultRules()
+	plain, _ := New(Config{HashMiB: 1})
+	quiet, _ := New(Config{HashMiB: 1, Quiescence: 2})
+	differ := 0
+	for i := 0; i < 50; i++ {
+		p := randomPosition(rng, 6, 20+rng.IntN(20))
+		if !p.HasLegalMove(r) {
+			continue
+		}
+		plain.NewGame()
+		quiet.NewGame()
+		a, _ := plain.Search(context.Background(), p, nil, Limits{Depth: 2}, nil)
+		b, _ := quiet.Search(context.Background(), p, nil, Limits{Depth: 2}, nil)
+		if !p.IsLegal(b.Move, r) {
+			t.Fatalf("%s: illegal move %s with quiescence", p, b.Move)
+		}
+		if b.Nodes <= a.Nodes && a.Score != b.Score {
+			t.Errorf("%s: quiescence changed the score without searching more", p)
+		}
+		if a.Score != b.Score {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("quiescence never changed a depth-2 score: it is not searching")
+	}
+}
