@@ -38,11 +38,7 @@ var analyzeCommand = &command{
 			if len(args) == 0 {
 				return usagef("want a position to analyse")
 			}
-			p, err := positionOperand(args)
-			if err != nil {
-				return err
-			}
-			r, err := rf.rules()
+			p, r, err := rf.positionAndRules(args)
 			if err != nil {
 				return err
 			}

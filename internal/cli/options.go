@@ -34,6 +34,16 @@ func (f *rulesFlags) rules() (rules.Rules, error) {
 	return rules.Rules{Variant: v, MaxLaps: f.maxLaps}, nil
 }
 
+// positionAndRules reads the position operand and the rules options.
+func (f *rulesFlags) positionAndRules(args []string) (rules.Position, rules.Rules, error) {
+	p, err := positionOperand(args)
+	if err != nil {
+		return p, rules.Rules{}, err
+	}
+	r, err := f.rules()
+	return p, r, err
+}
+
 // positionOperand reads a position given either as one argument or as its
 // four space-separated fields in separate arguments (the shell splits an
 // unquoted position). The keyword "start" gives the default start.

@@ -36,11 +36,7 @@ var perftCommand = &command{
 			if err != nil || depth < 1 || depth > maxPerftDepth {
 				return usagef("depth %q: want a whole number from 1 to %d", args[len(args)-1], maxPerftDepth)
 			}
-			p, err := positionOperand(args[:len(args)-1])
-			if err != nil {
-				return err
-			}
-			r, err := rf.rules()
+			p, r, err := rf.positionAndRules(args[:len(args)-1])
 			if err != nil {
 				return err
 			}

@@ -26,11 +26,7 @@ var showCommand = &command{
 			if len(args) == 0 {
 				args = []string{"start"}
 			}
-			p, err := positionOperand(args)
-			if err != nil {
-				return err
-			}
-			r, err := rf.rules()
+			p, r, err := rf.positionAndRules(args)
 			if err != nil {
 				return err
 			}
