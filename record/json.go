@@ -339,7 +339,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	if !standard {
 		str(fieldPosition, r.Start.String())
 	}
-	str(fieldResult, resultToken(g.Result()))
+	str(fieldResult, ResultToken(g.Result()))
 	str(fieldScore, scoreString(g))
 	field(fieldMoves)
 	b = append(b, '[')

@@ -223,8 +223,10 @@ func checkValue(s string) error {
 	return nil
 }
 
-// resultToken returns a result's game-termination token.
-func resultToken(res rules.Result) string {
+// ResultToken returns the record notation of a result: "1-0" when South
+// won, "0-1" when North won, "1/2-1/2" for a draw and "*" for a game that
+// goes on.
+func ResultToken(res rules.Result) string {
 	switch res {
 	case rules.SouthWins:
 		return "1-0"
@@ -363,7 +365,7 @@ func (h *header) start(inJSON bool) (rules.Position, *startError) {
 // game's; on a mismatch it returns the tag to blame and the error.
 func (h *header) checkOutcome(g *rules.Game) (string, error) {
 	if h.result != "" {
-		if got := resultToken(g.Result()); got != h.result {
+		if got := ResultToken(g.Result()); got != h.result {
 			return tagResult, fmt.Errorf("Result tag says %s but the moves end in %s", h.result, outcome(g))
 		}
 	}
