@@ -1,0 +1,489 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/record"
+	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
+)
+
+// newGameRequest is the body of POST /api/games.
+type newGameRequest struct {
+	Holes    int    `json:"holes"`    // default 8
+	Seeds    int    `json:"seeds"`    // default 4
+	Position string `json:"position"` // a start position instead of holes and seeds
+	Variant  string `json:"variant"`  // default standard
+	MaxLaps  int    `json:"maxLaps"`  // default 1000
+	First    string `json:"first"`    // "s" (default) or "n"
+	South    string `json:"south"`
+	North    string `json:"north"`
+	Computer *struct {
+		Side  string `json:"side"`  // "s" or "n"
+		Level int    `json:"level"` // 1 to 10
+	} `json:"computer"` // absent for two people on one device
+}
+
+func parseSide(s, what string) (rules.Side, error) {
+	switch s {
+	case "s", "south", "South":
+		return rules.South, nil
+	case "n", "north", "North":
+		return rules.North, nil
+	}
+	return rules.South, errorf(http.StatusBadRequest, "%s %q: want \"s\" or \"n\"", what, s)
+}
+
+func (req *newGameRequest) game() (*store.Game, error) {
+	g := &store.Game{South: req.South, North: req.North, Result: "*"}
+	if len(g.South) > 100 || len(g.North) > 100 {
+		return nil, errorf(http.StatusBadRequest, "player names are limited to 100 bytes")
+	}
+	var err error
+	if req.Variant != "" {
+		if g.Rules.Variant, err = rules.ParseVariant(req.Variant); err != nil {
+			return nil, errorf(http.StatusBadRequest, "%v", err)
+		}
+	}
+	g.Rules.MaxLaps = rules.DefaultMaxLaps
+	if req.MaxLaps != 0 {
+		if req.MaxLaps < 1 || req.MaxLaps > MaxLaps {
+			return nil, errorf(http.StatusBadRequest, "maxLaps %d out of range (1 to %d)", req.MaxLaps, MaxLaps)
+		}
+		g.Rules.MaxLaps = req.MaxLaps
+	}
+	if req.Position != "" {
+		if req.Holes != 0 || req.Seeds != 0 {
+			return nil, errorf(http.StatusBadRequest, "give a position or holes and seeds, not both")
+		}
+		if g.Start, err = rules.ParsePosition(req.Position); err != nil {
+			return nil, errorf(http.StatusBadRequest, "%v", err)
+		}
+	} else {
+		holes, seeds := cmp(req.Holes, rules.DefaultHoles), cmp(req.Seeds, rules.DefaultStartSeeds)
+		if g.Start, err = rules.NewPosition(holes, seeds); err != nil {
+			return nil, errorf(http.StatusBadRequest, "%v", err)
+		}
+	}
+	if req.First != "" {
+		first, err := parseSide(req.First, "first")
+		if err != nil {
+			return nil, err
+		}
+		if req.Position != "" && first != g.Start.ToMove() {
+			return nil, errorf(http.StatusBadRequest, "the position says who moves first")
+		}
+		g.Start = g.Start.WithToMove(first)
+	}
+	if c := req.Computer; c != nil {
+		side, err := parseSide(c.Side, "computer side")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := engine.Level(c.Level); err != nil {
+			return nil, errorf(http.StatusBadRequest, "computer %v", err)
+		}
+		g.Computer = &store.Computer{Side: side, Level: c.Level}
+	}
+	return g, nil
+}
+
+// cmp returns v, or def when v is zero.
+func cmp(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
+	var req newGameRequest
+	if err := decode(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	sg, err := req.game()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.create(w, r, sg)
+}
+
+// create stores a new game and answers with it.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game) {
+	g, err := rules.NewGame(sg.Start, sg.Rules)
+	if err != nil {
+		s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
+		return
+	}
+	for i, m := range sg.Moves {
+		if err := g.Play(m); err != nil {
+			s.fail(w, r, errorf(http.StatusUnprocessableEntity, "move %d: %v", i+1, err))
+			return
+		}
+	}
+	sg.Result = record.ResultToken(g.Result())
+	if err := s.store.CreateGame(r.Context(), sg); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/games/"+sg.ID)
+	writeJSON(w, http.StatusCreated, newGameView(&loaded{stored: sg, game: g}))
+}
+
+func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit", 50, 1, MaxListed)
+	if err == nil {
+		var offset int
+		if offset, err = queryInt(r, "offset", 0, 0, 1<<30); err == nil {
+			var list []store.Summary
+			if list, err = s.store.Games(r.Context(), limit, offset); err == nil {
+				views := make([]summaryView, 0, len(list))
+				for _, sm := range list {
+					views = append(views, newSummaryView(sm))
+				}
+				writeJSON(w, http.StatusOK, map[string]any{"games": views})
+				return
+			}
+		}
+	}
+	s.fail(w, r, err)
+}
+
+// importGame stores a game from a record, in the text or the JSON form.
+func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		s.fail(w, r, errorf(http.StatusRequestEntityTooLarge, "record over %d bytes", MaxBody))
+		return
+	}
+	rec, err := record.Read(data)
+	if err != nil {
+		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "%v", err))
+		return
+	}
+	if rec.Rules.Laps() > MaxLaps {
+		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "MaxLaps %d: the server plays at most %d", rec.Rules.Laps(), MaxLaps))
+		return
+	}
+	s.create(w, r, &store.Game{South: rec.South, North: rec.North, Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves})
+}
+
+func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
+	l, err := s.load(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newGameView(l))
+}
+
+// moveRequest is the body of POST /api/games/{id}/moves.
+type moveRequest struct {
+	Move string `json:"move"`
+	// Ply, if given, is the number of moves the player saw: a move made
+	// on a stale view of the game is refused with 409.
+	Ply *int `json:"ply"`
+}
+
+func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
+	var req moveRequest
+	if err := decode(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	m, err := rules.ParseMove(strings.TrimSpace(req.Move))
+	if err != nil {
+		s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
+		return
+	}
+	id := r.PathValue("id")
+	defer s.lock(id)()
+	l, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if req.Ply != nil && *req.Ply != l.game.Ply() {
+		s.fail(w, r, errorf(http.StatusConflict, "the game has %d moves, not %d: reload it", l.game.Ply(), *req.Ply))
+		return
+	}
+	if c := l.stored.Computer; c != nil && l.game.Position().ToMove() == c.Side && !l.game.Over() {
+		s.fail(w, r, errorf(http.StatusConflict, "it is the computer's move"))
+		return
+	}
+	s.apply(w, r, l, m)
+}
+
+// apply plays m in the loaded game, stores it and answers with the game
+// and the sowing.
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rules.Move) {
+	if l.game.Over() {
+		s.fail(w, r, errorf(http.StatusConflict, "the game is over (%s)", l.game.Status()))
+		return
+	}
+	p := l.game.Position()
+	if m.Side() != p.ToMove() {
+		s.fail(w, r, errorf(http.StatusConflict, "it is %s's move, not %s's", p.ToMove(), m.Side()))
+		return
+	}
+	_, sw, err := p.Trace(m, l.game.Rules())
+	if err != nil {
+		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "illegal move %s: %v", m, err))
+		return
+	}
+	ply := l.game.Ply()
+	if err := l.game.Play(m); err != nil {
+		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "illegal move: %v", err))
+		return
+	}
+	if err := s.store.AppendMove(r.Context(), l.stored.ID, ply, m, record.ResultToken(l.game.Result())); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	l.stored.Moves = append(l.stored.Moves, m)
+	l.stored.Updated = time.Now().UTC()
+	writeJSON(w, http.StatusOK, moveView{Game: newGameView(l), Sowing: newSowingView(sw)})
+}
+
+// computerMove plays the computer's move in a game against it.
+func (s *Server) computerMove(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	defer s.lock(id)()
+	l, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	c := l.stored.Computer
+	switch {
+	case c == nil:
+		s.fail(w, r, errorf(http.StatusConflict, "this game is between two people"))
+		return
+	case l.game.Over():
+		s.fail(w, r, errorf(http.StatusConflict, "the game is over (%s)", l.game.Status()))
+		return
+	case l.game.Position().ToMove() != c.Side:
+		s.fail(w, r, errorf(http.StatusConflict, "it is not the computer's move"))
+		return
+	}
+	e, err := newEngine(l.game.Rules())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	res, err := e.PlayLevel(r.Context(), l.game.Position(), history(l.game), c.Level, newRand())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.apply(w, r, l, res.Move)
+}
+
+// takeback takes back the last move, and against the computer the
+// computer's reply too, so that it is the person's move again.
+func (s *Server) takeback(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	defer s.lock(id)()
+	l, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	had := l.game.Ply()
+	if had == 0 {
+		s.fail(w, r, errorf(http.StatusConflict, "no move to take back"))
+		return
+	}
+	l.game.Undo()
+	if c := l.stored.Computer; c != nil {
+		for l.game.Ply() > 0 && l.game.Position().ToMove() == c.Side {
+			l.game.Undo()
+		}
+	}
+	ply := l.game.Ply()
+	if err := s.store.Truncate(r.Context(), id, had, ply, record.ResultToken(l.game.Result())); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	l.stored.Moves = l.stored.Moves[:ply]
+	writeJSON(w, http.StatusOK, newGameView(l))
+}
+
+// lineView is one analysed move.
+type lineView struct {
+	Move  string   `json:"move"`
+	Score float64  `json:"score"` // future capture margin of the side to move, in seeds
+	Exact bool     `json:"exact"`
+	Final float64  `json:"final"` // expected final margin from South's view
+	PV    []string `json:"pv"`
+}
+
+func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool, pv []rules.Move) lineView {
+	v := lineView{Move: m.String(), Score: score.Seeds(), Exact: exact, PV: []string{}}
+	final := float64(p.Captured(rules.South)-p.Captured(rules.North)) + score.Seeds()
+	if p.ToMove() == rules.North {
+		final = float64(p.Captured(rules.South)-p.Captured(rules.North)) - score.Seeds()
+	}
+	v.Final = final
+	for _, x := range pv {
+		v.PV = append(v.PV, x.String())
+	}
+	return v
+}
+
+// hint answers with the engine's best move for the side to move.
+func (s *Server) hint(w http.ResponseWriter, r *http.Request) {
+	l, err := s.load(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if l.game.Over() {
+		s.fail(w, r, errorf(http.StatusConflict, "the game is over (%s)", l.game.Status()))
+		return
+	}
+	e, err := newEngine(l.game.Rules())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := l.game.Position()
+	res, err := e.Search(r.Context(), p, history(l.game), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
+}
+
+func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
+	l, err := s.load(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rec := recordOf(l)
+	switch f := r.URL.Query().Get("format"); f {
+	case "", "text":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="endodoi-`+l.stored.ID+`.txt"`)
+		rec.WriteTo(w)
+	case "json":
+		data, err := rec.MarshalJSON()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="endodoi-`+l.stored.ID+`.json"`)
+		w.Write(append(data, '\n'))
+	default:
+		s.fail(w, r, errorf(http.StatusBadRequest, "format %q: want text or json", f))
+	}
+}
+
+// analyzeRequest is the body of POST /api/analyze.
+type analyzeRequest struct {
+	Position string   `json:"position"`
+	Moves    []string `json:"moves"` // played from the position first
+	Variant  string   `json:"variant"`
+	MaxLaps  int      `json:"maxLaps"`
+	Depth    int      `json:"depth"`
+	TimeMS   int      `json:"timeMs"`  // default 1000
+	MultiPV  *int     `json:"multiPv"` // lines: default 1, 0 for all
+}
+
+func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
+	var req analyzeRequest
+	if err := decode(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ng := newGameRequest{Position: req.Position, Variant: req.Variant, MaxLaps: req.MaxLaps}
+	if req.Position == "" {
+		s.fail(w, r, errorf(http.StatusBadRequest, "no position to analyse"))
+		return
+	}
+	sg, err := ng.game()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	g, _ := rules.NewGame(sg.Start, sg.Rules)
+	for i, text := range req.Moves {
+		m, err := rules.ParseMove(text)
+		if err == nil {
+			err = g.Play(m)
+		}
+		if err != nil {
+			s.fail(w, r, errorf(http.StatusUnprocessableEntity, "move %d: %v", i+1, err))
+			return
+		}
+	}
+	lim := engine.Limits{MoveTime: time.Second}
+	switch {
+	case req.Depth < 0 || req.Depth > engine.MaxDepth:
+		s.fail(w, r, errorf(http.StatusBadRequest, "depth %d out of range (1 to %d)", req.Depth, engine.MaxDepth))
+		return
+	case req.TimeMS < 0 || time.Duration(req.TimeMS)*time.Millisecond > MaxAnalysisTime:
+		s.fail(w, r, errorf(http.StatusBadRequest, "timeMs %d out of range (1 to %d)", req.TimeMS, MaxAnalysisTime.Milliseconds()))
+		return
+	case req.MultiPV != nil && *req.MultiPV < 0:
+		s.fail(w, r, errorf(http.StatusBadRequest, "multiPv %d: want 0 (all) or more", *req.MultiPV))
+		return
+	case req.Depth > 0:
+		lim = engine.Limits{Depth: req.Depth, MoveTime: MaxAnalysisTime}
+	case req.TimeMS > 0:
+		lim.MoveTime = time.Duration(req.TimeMS) * time.Millisecond
+	}
+	p := g.Position()
+	out := map[string]any{"position": p.String(), "status": statusName(g.Status()), "lines": []lineView{}}
+	if g.Over() {
+		sc, nc := g.Score()
+		out["score"] = scoreView{South: sc, North: nc}
+		out["result"] = record.ResultToken(g.Result())
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	e, err := newEngine(sg.Rules)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), MaxAnalysisTime+time.Second)
+	defer cancel()
+	multi := 1
+	if req.MultiPV != nil {
+		multi = *req.MultiPV
+	}
+	lines := []lineView{}
+	if multi == 1 {
+		res, err := e.Search(ctx, p, history(g), lim, nil)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		lines = append(lines, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
+	} else {
+		all, err := e.Analyze(ctx, p, history(g), lim, nil)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for i, l := range all {
+			if multi > 0 && i == multi {
+				break
+			}
+			lines = append(lines, newLineView(p, l.Move, l.Score, l.Exact, l.PV))
+		}
+	}
+	out["lines"] = lines
+	writeJSON(w, http.StatusOK, out)
+}

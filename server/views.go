@@ -1,0 +1,126 @@
+package server
+
+import (
+	"time"
+
+	"github.com/endodoi/endodoi/record"
+	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
+)
+
+// gameView is a game as the API shows it (docs/api.md).
+type gameView struct {
+	ID         string       `json:"id"`
+	South      string       `json:"south"`
+	North      string       `json:"north"`
+	Holes      int          `json:"holes"`
+	Variant    string       `json:"variant"`
+	MaxLaps    int          `json:"maxLaps"`
+	Start      string       `json:"start"`
+	Position   string       `json:"position"`
+	Positions  []string     `json:"positions"` // after 0, 1, ... moves
+	Moves      []string     `json:"moves"`
+	ToMove     string       `json:"toMove"` // "s" or "n"
+	LegalMoves []string     `json:"legalMoves"`
+	Status     string       `json:"status"` // "playing", "no-legal-move" or "repetition"
+	Result     string       `json:"result"` // "*", "1-0", "0-1" or "1/2-1/2"
+	Score      scoreView    `json:"score"`  // captured seeds, the end-of-game sweep included
+	Computer   *computerRef `json:"computer,omitempty"`
+	SeriesID   string       `json:"seriesId,omitempty"`
+	Created    time.Time    `json:"created"`
+	Updated    time.Time    `json:"updated"`
+}
+
+type scoreView struct {
+	South int `json:"south"`
+	North int `json:"north"`
+}
+
+type computerRef struct {
+	Side  string `json:"side"` // "s" or "n"
+	Level int    `json:"level"`
+}
+
+func statusName(s rules.Status) string {
+	switch s {
+	case rules.NoLegalMove:
+		return "no-legal-move"
+	case rules.Repetition:
+		return "repetition"
+	}
+	return "playing"
+}
+
+func newGameView(l *loaded) gameView {
+	g, sg := l.game, l.stored
+	p := g.Position()
+	v := gameView{
+		ID: sg.ID, South: sg.South, North: sg.North, Holes: p.Holes(),
+		Variant: g.Rules().Variant.String(), MaxLaps: g.Rules().Laps(),
+		Start: g.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
+		Moves: []string{}, LegalMoves: []string{}, Positions: make([]string, 0, g.Ply()+1),
+		Status: statusName(g.Status()), Result: record.ResultToken(g.Result()),
+		SeriesID: sg.SeriesID, Created: sg.Created, Updated: sg.Updated,
+	}
+	for i := 0; i <= g.Ply(); i++ {
+		v.Positions = append(v.Positions, g.PositionAt(i).String())
+	}
+	for _, m := range g.Moves() {
+		v.Moves = append(v.Moves, m.String())
+	}
+	for _, m := range g.LegalMoves() {
+		v.LegalMoves = append(v.LegalMoves, m.String())
+	}
+	v.Score.South, v.Score.North = g.Score()
+	if sg.Computer != nil {
+		v.Computer = &computerRef{Side: string(sg.Computer.Side.Letter()), Level: sg.Computer.Level}
+	}
+	return v
+}
+
+// sowingView is one move lap by lap, for the animation. Holes are numbered
+// in sowing order, 0..2H-1 (South's a.. then North's A..).
+type sowingView struct {
+	Move        string    `json:"move"`
+	Laps        []lapView `json:"laps"`
+	CaptureFrom int       `json:"captureFrom"` // -1: no capture
+	Captured    int       `json:"captured"`
+}
+
+type lapView struct {
+	From  int `json:"from"`
+	Seeds int `json:"seeds"`
+	To    int `json:"to"`
+}
+
+func newSowingView(sw rules.Sowing) sowingView {
+	v := sowingView{Move: sw.Move.String(), CaptureFrom: sw.CaptureFrom, Captured: sw.Captured, Laps: []lapView{}}
+	for _, l := range sw.Laps {
+		v.Laps = append(v.Laps, lapView{From: l.From, Seeds: l.Seeds, To: l.To})
+	}
+	return v
+}
+
+// moveView answers a move: the game after it and how the move sowed.
+type moveView struct {
+	Game   gameView   `json:"game"`
+	Sowing sowingView `json:"sowing"`
+}
+
+type summaryView struct {
+	ID       string    `json:"id"`
+	South    string    `json:"south"`
+	North    string    `json:"north"`
+	Holes    int       `json:"holes"`
+	Variant  string    `json:"variant"`
+	Moves    int       `json:"moves"`
+	Result   string    `json:"result"`
+	SeriesID string    `json:"seriesId,omitempty"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
+}
+
+func newSummaryView(s store.Summary) summaryView {
+	return summaryView{ID: s.ID, South: s.South, North: s.North, Holes: s.Holes, Variant: s.Variant.String(),
+		Moves: s.Moves, Result: s.Result, SeriesID: s.SeriesID, Created: s.Created, Updated: s.Updated}
+}
