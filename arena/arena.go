@@ -316,7 +316,9 @@ func Run(ctx context.Context, cfg Config, newA, newB func() (Player, error), pro
 	pairHalf := map[int]int{} // pair index → A's half-points in its first finished game
 	decided := false          // the SPRT has decided: games still finishing are not counted
 	for res := range results {
-		if res.outcome == abandoned || decided {
+		// After a cancellation nothing more counts, not even a game that
+		// finished before its player noticed.
+		if res.outcome == abandoned || decided || ctx.Err() != nil {
 			continue
 		}
 		stats.Played++
