@@ -175,13 +175,31 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 	s.create(w, r, &store.Game{South: rec.South, North: rec.North, Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves})
 }
 
-func (s *Server) getGame(w http.ResponseWriter, r *http.Request) {
-	l, err := s.load(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
+// gameHandler answers a request about one game, which it is given loaded;
+// an error it returns is answered by fail.
+type gameHandler func(w http.ResponseWriter, r *http.Request, l *loaded) error
+
+// game makes a handler for the game named in the path. With lock, the
+// requests on that game run one at a time, from loading to answering.
+func (s *Server) game(lock bool, h gameHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if lock {
+			defer s.lock(id)()
+		}
+		l, err := s.load(r.Context(), id)
+		if err == nil {
+			err = h(w, r, l)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+		}
 	}
+}
+
+func (s *Server) getGame(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	writeJSON(w, http.StatusOK, newGameView(l))
+	return nil
 }
 
 // moveRequest is the body of POST /api/games/{id}/moves.
@@ -192,114 +210,88 @@ type moveRequest struct {
 	Ply *int `json:"ply"`
 }
 
-func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
+func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	var req moveRequest
 	if err := decode(w, r, &req); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	m, err := rules.ParseMove(strings.TrimSpace(req.Move))
 	if err != nil {
-		s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
-		return
-	}
-	id := r.PathValue("id")
-	defer s.lock(id)()
-	l, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+		return errorf(http.StatusBadRequest, "%v", err)
 	}
 	if req.Ply != nil && *req.Ply != l.game.Ply() {
-		s.fail(w, r, errorf(http.StatusConflict, "the game has %d moves, not %d: reload it", l.game.Ply(), *req.Ply))
-		return
+		return errorf(http.StatusConflict, "the game has %d moves, not %d: reload it", l.game.Ply(), *req.Ply)
 	}
 	if c := l.stored.Computer; c != nil && l.game.Position().ToMove() == c.Side && !l.game.Over() {
-		s.fail(w, r, errorf(http.StatusConflict, "it is the computer's move"))
-		return
+		return errorf(http.StatusConflict, "it is the computer's move")
 	}
-	s.apply(w, r, l, m)
+	return s.apply(w, r, l, m)
+}
+
+// notOver refuses a request that needs the game to go on.
+func notOver(l *loaded) error {
+	if l.game.Over() {
+		return errorf(http.StatusConflict, "the game is over (%s)", l.game.Status())
+	}
+	return nil
 }
 
 // apply plays m in the loaded game, stores it and answers with the game
 // and the sowing.
-func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rules.Move) {
-	if l.game.Over() {
-		s.fail(w, r, errorf(http.StatusConflict, "the game is over (%s)", l.game.Status()))
-		return
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rules.Move) error {
+	if err := notOver(l); err != nil {
+		return err
 	}
 	p := l.game.Position()
 	if m.Side() != p.ToMove() {
-		s.fail(w, r, errorf(http.StatusConflict, "it is %s's move, not %s's", p.ToMove(), m.Side()))
-		return
+		return errorf(http.StatusConflict, "it is %s's move, not %s's", p.ToMove(), m.Side())
 	}
 	_, sw, err := p.Trace(m, l.game.Rules())
 	if err != nil {
-		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "illegal move %s: %v", m, err))
-		return
+		return errorf(http.StatusUnprocessableEntity, "illegal move %s: %v", m, err)
 	}
 	ply := l.game.Ply()
 	if err := l.game.Play(m); err != nil {
-		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "illegal move: %v", err))
-		return
+		return errorf(http.StatusUnprocessableEntity, "illegal move: %v", err)
 	}
 	if err := s.store.AppendMove(r.Context(), l.stored.ID, ply, m, record.ResultToken(l.game.Result())); err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	l.stored.Moves = append(l.stored.Moves, m)
 	l.stored.Updated = time.Now().UTC()
 	writeJSON(w, http.StatusOK, moveView{Game: newGameView(l), Sowing: newSowingView(sw)})
+	return nil
 }
 
 // computerMove plays the computer's move in a game against it.
-func (s *Server) computerMove(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	defer s.lock(id)()
-	l, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	c := l.stored.Computer
-	switch {
-	case c == nil:
-		s.fail(w, r, errorf(http.StatusConflict, "this game is between two people"))
-		return
-	case l.game.Over():
-		s.fail(w, r, errorf(http.StatusConflict, "the game is over (%s)", l.game.Status()))
-		return
-	case l.game.Position().ToMove() != c.Side:
-		s.fail(w, r, errorf(http.StatusConflict, "it is not the computer's move"))
-		return
+	if c == nil {
+		return errorf(http.StatusConflict, "this game is between two people")
+	}
+	if err := notOver(l); err != nil {
+		return err
+	}
+	if l.game.Position().ToMove() != c.Side {
+		return errorf(http.StatusConflict, "it is not the computer's move")
 	}
 	e, err := newEngine(l.game.Rules())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	res, err := e.PlayLevel(r.Context(), l.game.Position(), history(l.game), c.Level, newRand())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
-	s.apply(w, r, l, res.Move)
+	return s.apply(w, r, l, res.Move)
 }
 
 // takeback takes back the last move, and against the computer the
 // computer's reply too, so that it is the person's move again.
-func (s *Server) takeback(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	defer s.lock(id)()
-	l, err := s.load(r.Context(), id)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	had := l.game.Ply()
 	if had == 0 {
-		s.fail(w, r, errorf(http.StatusConflict, "no move to take back"))
-		return
+		return errorf(http.StatusConflict, "no move to take back")
 	}
 	l.game.Undo()
 	if c := l.stored.Computer; c != nil {
@@ -308,12 +300,12 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ply := l.game.Ply()
-	if err := s.store.Truncate(r.Context(), id, had, ply, record.ResultToken(l.game.Result())); err != nil {
-		s.fail(w, r, err)
-		return
+	if err := s.store.Truncate(r.Context(), l.stored.ID, had, ply, record.ResultToken(l.game.Result())); err != nil {
+		return err
 	}
 	l.stored.Moves = l.stored.Moves[:ply]
 	writeJSON(w, http.StatusOK, newGameView(l))
+	return nil
 }
 
 // lineView is one analysed move.
@@ -327,11 +319,11 @@ type lineView struct {
 
 func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool, pv []rules.Move) lineView {
 	v := lineView{Move: m.String(), Score: score.Seeds(), Exact: exact, PV: []string{}}
-	final := float64(p.Captured(rules.South)-p.Captured(rules.North)) + score.Seeds()
+	fromSouth := score.Seeds()
 	if p.ToMove() == rules.North {
-		final = float64(p.Captured(rules.South)-p.Captured(rules.North)) - score.Seeds()
+		fromSouth = -fromSouth
 	}
-	v.Final = final
+	v.Final = float64(p.Captured(rules.South)-p.Captured(rules.North)) + fromSouth
 	for _, x := range pv {
 		v.PV = append(v.PV, x.String())
 	}
@@ -339,53 +331,43 @@ func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool,
 }
 
 // hint answers with the engine's best move for the side to move.
-func (s *Server) hint(w http.ResponseWriter, r *http.Request) {
-	l, err := s.load(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if l.game.Over() {
-		s.fail(w, r, errorf(http.StatusConflict, "the game is over (%s)", l.game.Status()))
-		return
+func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	if err := notOver(l); err != nil {
+		return err
 	}
 	e, err := newEngine(l.game.Rules())
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	p := l.game.Position()
 	res, err := e.Search(r.Context(), p, history(l.game), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
+	return nil
 }
 
-func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request) {
-	l, err := s.load(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	rec := recordOf(l)
+	name := `attachment; filename="endodoi-` + l.stored.ID
 	switch f := r.URL.Query().Get("format"); f {
 	case "", "text":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="endodoi-`+l.stored.ID+`.txt"`)
-		rec.WriteTo(w)
+		w.Header().Set("Content-Disposition", name+`.txt"`)
+		_, err := rec.WriteTo(w)
+		return err
 	case "json":
 		data, err := rec.MarshalJSON()
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="endodoi-`+l.stored.ID+`.json"`)
-		w.Write(append(data, '\n'))
+		w.Header().Set("Content-Disposition", name+`.json"`)
+		_, err = w.Write(append(data, '\n'))
+		return err
 	default:
-		s.fail(w, r, errorf(http.StatusBadRequest, "format %q: want text or json", f))
+		return errorf(http.StatusBadRequest, "format %q: want text or json", f)
 	}
 }
 
