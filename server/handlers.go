@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -27,6 +26,7 @@ type newGameRequest struct {
 		Side  string `json:"side"`  // "s" or "n"
 		Level int    `json:"level"` // 1 to 10
 	} `json:"computer"` // absent for two people on one device
+	Series int `json:"series"` // wins that take a series; 0 for a single game
 }
 
 func parseSide(s, what string) (rules.Side, error) {
@@ -108,11 +108,25 @@ func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sg, err := req.game()
+	if err == nil && req.Series != 0 {
+		sg.SeriesID, err = s.newSeries(r.Context(), &req)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.create(w, r, sg)
+}
+
+// newSeries stores the series that the request starts.
+func (s *Server) newSeries(ctx context.Context, req *newGameRequest) (string, error) {
+	if _, err := rules.NewSeries(req.Series); err != nil {
+		return "", errorf(http.StatusBadRequest, "%v", err)
+	}
+	if req.Position != "" {
+		return "", errorf(http.StatusBadRequest, "a series is played from the start: give holes and seeds, not a position")
+	}
+	return s.store.CreateSeries(ctx, req.Series)
 }
 
 // create stores a new game and answers with it.
@@ -133,8 +147,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game) 
 		s.fail(w, r, err)
 		return
 	}
+	v, err := s.view(r.Context(), &loaded{stored: sg, game: g})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	w.Header().Set("Location", "/api/games/"+sg.ID)
-	writeJSON(w, http.StatusCreated, newGameView(&loaded{stored: sg, game: g}))
+	writeJSON(w, http.StatusCreated, v)
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
@@ -158,18 +177,9 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 
 // importGame stores a game from a record, in the text or the JSON form.
 func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	rec, _, err := readRecord(w, r)
 	if err != nil {
-		s.fail(w, r, errorf(http.StatusRequestEntityTooLarge, "record over %d bytes", MaxBody))
-		return
-	}
-	rec, err := record.Read(data)
-	if err != nil {
-		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "%v", err))
-		return
-	}
-	if rec.Rules.Laps() > MaxLaps {
-		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "MaxLaps %d: the server plays at most %d", rec.Rules.Laps(), MaxLaps))
+		s.fail(w, r, err)
 		return
 	}
 	s.create(w, r, &store.Game{South: rec.South, North: rec.North, Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves})
@@ -198,8 +208,11 @@ func (s *Server) game(lock bool, h gameHandler) http.HandlerFunc {
 }
 
 func (s *Server) getGame(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	writeJSON(w, http.StatusOK, newGameView(l))
-	return nil
+	v, err := s.view(r.Context(), l)
+	if err == nil {
+		writeJSON(w, http.StatusOK, v)
+	}
+	return err
 }
 
 // moveRequest is the body of POST /api/games/{id}/moves.
@@ -259,8 +272,11 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 	}
 	l.stored.Moves = append(l.stored.Moves, m)
 	l.stored.Updated = time.Now().UTC()
-	writeJSON(w, http.StatusOK, moveView{Game: newGameView(l), Sowing: newSowingView(sw)})
-	return nil
+	v, err := s.view(r.Context(), l)
+	if err == nil {
+		writeJSON(w, http.StatusOK, moveView{Game: v, Sowing: newSowingView(sw)})
+	}
+	return err
 }
 
 // computerMove plays the computer's move in a game against it.
@@ -304,8 +320,11 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 		return err
 	}
 	l.stored.Moves = l.stored.Moves[:ply]
-	writeJSON(w, http.StatusOK, newGameView(l))
-	return nil
+	v, err := s.view(r.Context(), l)
+	if err == nil {
+		writeJSON(w, http.StatusOK, v)
+	}
+	return err
 }
 
 // lineView is one analysed move.
@@ -373,13 +392,10 @@ func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request, l *loaded)
 
 // analyzeRequest is the body of POST /api/analyze.
 type analyzeRequest struct {
-	Position string   `json:"position"`
-	Moves    []string `json:"moves"` // played from the position first
-	Variant  string   `json:"variant"`
-	MaxLaps  int      `json:"maxLaps"`
-	Depth    int      `json:"depth"`
-	TimeMS   int      `json:"timeMs"`  // default 1000
-	MultiPV  *int     `json:"multiPv"` // lines: default 1, 0 for all
+	boardRequest
+	Depth   int  `json:"depth"`
+	TimeMS  int  `json:"timeMs"`  // default 1000
+	MultiPV *int `json:"multiPv"` // lines: default 1, 0 for all
 }
 
 func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
@@ -388,26 +404,10 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ng := newGameRequest{Position: req.Position, Variant: req.Variant, MaxLaps: req.MaxLaps}
-	if req.Position == "" {
-		s.fail(w, r, errorf(http.StatusBadRequest, "no position to analyse"))
-		return
-	}
-	sg, err := ng.game()
+	g, _, err := req.replay()
 	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	g, _ := rules.NewGame(sg.Start, sg.Rules)
-	for i, text := range req.Moves {
-		m, err := rules.ParseMove(text)
-		if err == nil {
-			err = g.Play(m)
-		}
-		if err != nil {
-			s.fail(w, r, errorf(http.StatusUnprocessableEntity, "move %d: %v", i+1, err))
-			return
-		}
 	}
 	lim := engine.Limits{MoveTime: time.Second}
 	switch {
@@ -434,7 +434,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	e, err := newEngine(sg.Rules)
+	e, err := newEngine(g.Rules())
 	if err != nil {
 		s.fail(w, r, err)
 		return

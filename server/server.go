@@ -57,7 +57,11 @@ func New(st *store.Store, log *slog.Logger) *Server {
 	s.mux.HandleFunc("POST /api/games/{id}/takeback", s.game(true, s.takeback))
 	s.mux.HandleFunc("GET /api/games/{id}/hint", s.game(false, s.hint))
 	s.mux.HandleFunc("GET /api/games/{id}/record", s.game(false, s.exportRecord))
+	s.mux.HandleFunc("GET /api/series/{id}", s.getSeries)
+	s.mux.HandleFunc("POST /api/series/{id}/next", s.nextGame)
 	s.mux.HandleFunc("POST /api/analyze", s.analyze)
+	s.mux.HandleFunc("POST /api/position", s.position)
+	s.mux.HandleFunc("POST /api/records/parse", s.parseRecord)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint: %s %s", r.Method, r.URL.Path)
 	})

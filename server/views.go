@@ -27,6 +27,7 @@ type gameView struct {
 	Score      scoreView    `json:"score"`  // captured seeds, the end-of-game sweep included
 	Computer   *computerRef `json:"computer,omitempty"`
 	SeriesID   string       `json:"seriesId,omitempty"`
+	Series     *seriesView  `json:"series,omitempty"`
 	Created    time.Time    `json:"created"`
 	Updated    time.Time    `json:"updated"`
 }

@@ -1,0 +1,143 @@
+package server
+
+import (
+	"io"
+	"net/http"
+
+	"github.com/endodoi/endodoi/record"
+	"github.com/endodoi/endodoi/rules"
+)
+
+// boardRequest names a position, the rules and moves played from it: the
+// analysis board's state, which the server does not store.
+type boardRequest struct {
+	Position string   `json:"position"`
+	Moves    []string `json:"moves"` // played from the position first
+	Variant  string   `json:"variant"`
+	MaxLaps  int      `json:"maxLaps"`
+}
+
+// replay plays the request's moves from its position. It also returns how
+// the last move sowed, if there was one.
+func (req *boardRequest) replay() (*rules.Game, *rules.Sowing, error) {
+	if req.Position == "" {
+		return nil, nil, errorf(http.StatusBadRequest, "no position given")
+	}
+	ng := newGameRequest{Position: req.Position, Variant: req.Variant, MaxLaps: req.MaxLaps}
+	sg, err := ng.game()
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := rules.NewGame(sg.Start, sg.Rules)
+	if err != nil {
+		return nil, nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	if len(req.Moves) > record.MaxMoves {
+		return nil, nil, errorf(http.StatusBadRequest, "%d moves, more than the limit of %d", len(req.Moves), record.MaxMoves)
+	}
+	var last *rules.Sowing
+	for i, text := range req.Moves {
+		m, err := rules.ParseMove(text)
+		if err != nil {
+			return nil, nil, errorf(http.StatusUnprocessableEntity, "move %d: %v", i+1, err)
+		}
+		if i == len(req.Moves)-1 && !g.Over() {
+			if _, sw, err := g.Position().Trace(m, g.Rules()); err == nil {
+				last = &sw
+			}
+		}
+		if err := g.Play(m); err != nil {
+			return nil, nil, errorf(http.StatusUnprocessableEntity, "move %d (%s): %v", i+1, m, err)
+		}
+	}
+	return g, last, nil
+}
+
+// boardView answers POST /api/position.
+type boardView struct {
+	Position   string      `json:"position"`
+	Positions  []string    `json:"positions"` // after 0, 1, ... moves
+	ToMove     string      `json:"toMove"`
+	LegalMoves []string    `json:"legalMoves"`
+	Status     string      `json:"status"`
+	Result     string      `json:"result"`
+	Score      scoreView   `json:"score"`
+	Sowing     *sowingView `json:"sowing,omitempty"` // the last move's
+}
+
+// position answers with the position after the request's moves, its
+// legal moves and, for the animation, how the last move sowed.
+func (s *Server) position(w http.ResponseWriter, r *http.Request) {
+	var req boardRequest
+	if err := decode(w, r, &req); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	g, sw, err := req.replay()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := g.Position()
+	v := boardView{Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: []string{},
+		Status: statusName(g.Status()), Result: record.ResultToken(g.Result())}
+	for i := 0; i <= g.Ply(); i++ {
+		v.Positions = append(v.Positions, g.PositionAt(i).String())
+	}
+	for _, m := range g.LegalMoves() {
+		v.LegalMoves = append(v.LegalMoves, m.String())
+	}
+	v.Score.South, v.Score.North = g.Score()
+	if sw != nil {
+		sv := newSowingView(*sw)
+		v.Sowing = &sv
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// recordView answers POST /api/records/parse: a record read and checked,
+// for the analysis board.
+type recordView struct {
+	Start   string   `json:"start"`
+	Moves   []string `json:"moves"`
+	Variant string   `json:"variant"`
+	MaxLaps int      `json:"maxLaps"`
+	South   string   `json:"south"`
+	North   string   `json:"north"`
+	Result  string   `json:"result"`
+}
+
+// readRecord reads a game record, in either form, from the request body
+// and replays it.
+func readRecord(w http.ResponseWriter, r *http.Request) (*record.Record, *rules.Game, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "record over %d bytes", MaxBody)
+	}
+	rec, err := record.Read(data)
+	if err != nil {
+		return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+	}
+	if rec.Rules.Laps() > MaxLaps {
+		return nil, nil, errorf(http.StatusUnprocessableEntity, "MaxLaps %d: the server plays at most %d", rec.Rules.Laps(), MaxLaps)
+	}
+	g, err := rec.Game()
+	if err != nil {
+		return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
+	}
+	return rec, g, nil
+}
+
+func (s *Server) parseRecord(w http.ResponseWriter, r *http.Request) {
+	rec, g, err := readRecord(w, r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := recordView{Start: rec.Start.String(), Moves: []string{}, Variant: rec.Rules.Variant.String(),
+		MaxLaps: rec.Rules.Laps(), South: rec.South, North: rec.North, Result: record.ResultToken(g.Result())}
+	for _, m := range rec.Moves {
+		v.Moves = append(v.Moves, m.String())
+	}
+	writeJSON(w, http.StatusOK, v)
+}
