@@ -17,13 +17,13 @@ import (
 )
 
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	path string
 	st   *store.Store
 	srv  *Server
 }
 
-func newTestServer(t *testing.T) *testServer {
+func newTestServer(t testing.TB) *testServer {
 	ts := &testServer{t: t, path: filepath.Join(t.TempDir(), "games.db")}
 	ts.open()
 	t.Cleanup(func() { ts.st.Close() })
