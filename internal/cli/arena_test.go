@@ -128,7 +128,7 @@ func TestArenaHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "--sprt") && !strings.Contains(out, "-sprt") {
 		t.Errorf("help arena: exit %d:\n%s", code, out)
 	}
-	_, list, _ := run(t, "")
+	_, list, _ := run(t, "", "help")
 	if !strings.Contains(list, "arena") {
 		t.Errorf("command list lacks arena:\n%s", list)
 	}

@@ -65,7 +65,7 @@ var commands map[string]*command
 
 func init() {
 	commands = map[string]*command{}
-	for _, c := range []*command{applyCommand, perftCommand, showCommand, replayCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand} {
+	for _, c := range []*command{applyCommand, perftCommand, showCommand, replayCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand, serveCommand} {
 		commands[c.name] = c
 	}
 }
@@ -75,8 +75,7 @@ func init() {
 // the work failed, 2 for a bad command line.
 func Run(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
-		printHelp(env.Stdout)
-		return 0
+		args = []string{serveCommand.name} // the browser game
 	}
 	name, rest := args[0], args[1:]
 	switch name {
@@ -125,7 +124,10 @@ func Run(ctx context.Context, args []string, env Env) int {
 func printHelp(w io.Writer) {
 	fmt.Fprint(w, `endodoi: En Dodoi, the two-row relay-sowing mancala of the Maasai
 
-Usage: endodoi <command> [arguments]
+Usage: endodoi [command] [arguments]
+
+With no command, endodoi starts the browser game (endodoi serve) and prints
+the address to open.
 
 Commands:
 `)

@@ -202,9 +202,9 @@ func TestShow(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	code, out, _ := run(t, "")
+	code, out, _ := run(t, "", "help")
 	if code != 0 || !strings.Contains(out, "Commands:") {
-		t.Fatalf("no arguments: exit %d\n%s", code, out)
+		t.Fatalf("help: exit %d\n%s", code, out)
 	}
 	for name := range commands {
 		if !strings.Contains(out, "  "+name+" ") {

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/endodoi/endodoi/server"
+	"github.com/endodoi/endodoi/store"
+	"github.com/endodoi/endodoi/web"
+)
+
+// DefaultAddr is where the browser game listens unless told otherwise:
+// this computer only.
+const DefaultAddr = "127.0.0.1:8080"
+
+var serveCommand = &command{
+	name:    "serve",
+	summary: "play in the browser: start the game's web server (the default command)",
+	usage:   "[--addr host:port] [--data folder]",
+	examples: []string{
+		"endodoi serve",
+		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
+		"endodoi serve --addr 0.0.0.0:8080   # reachable from other devices on the network",
+	},
+	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
+		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
+		data := fs.String("data", defaultDataDir(), "`folder` for the games database (games.db)")
+		return func(ctx context.Context, env Env, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			return serve(ctx, env, *addr, *data)
+		}
+	},
+}
+
+// defaultDataDir is the folder for the games database: the user's data
+// folder as the platform names it, or ./endodoi-data if there is none.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "endodoi")
+	}
+	switch runtime.GOOS {
+	case "windows", "darwin", "ios", "plan9":
+		if d, err := os.UserConfigDir(); err == nil {
+			return filepath.Join(d, "endodoi")
+		}
+	default:
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, ".local", "share", "endodoi")
+		}
+	}
+	return "endodoi-data"
+}
+
+// serve runs the browser game until ctx is cancelled or the process is
+// interrupted, then lets the requests in flight finish.
+func serve(ctx context.Context, env Env, addr, data string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return fmt.Errorf("data folder: %w", err)
+	}
+	dbPath := filepath.Join(data, "games.db")
+	st, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	mux := http.NewServeMux()
+	mux.Handle("/api/", server.New(st, log))
+	mux.Handle("/", web.Handler())
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(env.Stdout, "endodoi: play at http://%s/\n", browserAddr(ln.Addr()))
+	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", dbPath)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		return fmt.Errorf("stopping the server: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving: %w", err)
+	}
+	fmt.Fprintln(env.Stdout, "endodoi: stopped; every move was saved")
+	return nil
+}
+
+// browserAddr is the address to type into a browser: a wildcard host
+// becomes this computer's loopback address.
+func browserAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+}

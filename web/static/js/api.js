@@ -1,0 +1,64 @@
+// The JSON API of docs/api.md. Every call marks the page busy while it runs
+// and throws an ApiError for a 4xx/5xx answer (with the server's message) or
+// a network failure.
+
+import { busy } from "./ui.js";
+
+export class ApiError extends Error {
+  constructor(status, message, network = false) {
+    super(message);
+    this.status = status;
+    this.network = network;
+  }
+}
+
+async function request(method, path, body, { raw = false, signal } = {}) {
+  return busy(async () => {
+    const init = { method, headers: { Accept: "application/json" }, signal };
+    if (body !== undefined) {
+      if (raw) {
+        init.body = body;
+        init.headers["Content-Type"] = "text/plain; charset=utf-8";
+      } else {
+        init.body = JSON.stringify(body);
+        init.headers["Content-Type"] = "application/json";
+      }
+    }
+    let res;
+    try {
+      res = await fetch(path, init);
+    } catch (err) {
+      if (err.name === "AbortError") throw err;
+      throw new ApiError(0, "network", true);
+    }
+    let data = null;
+    try {
+      data = await res.json();
+    } catch {
+      // A body that is not JSON (a proxy's error page) still has a status.
+    }
+    if (!res.ok) {
+      throw new ApiError(res.status, (data && data.error) || `HTTP ${res.status}`);
+    }
+    return data;
+  });
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  listGames: (limit, offset) => request("GET", `/api/games?limit=${limit}&offset=${offset}`),
+  createGame: (settings) => request("POST", "/api/games", settings),
+  game: (id) => request("GET", `/api/games/${enc(id)}`),
+  move: (id, move, ply) => request("POST", `/api/games/${enc(id)}/moves`, { move, ply }),
+  computer: (id) => request("POST", `/api/games/${enc(id)}/computer`),
+  takeback: (id) => request("POST", `/api/games/${enc(id)}/takeback`),
+  hint: (id) => request("GET", `/api/games/${enc(id)}/hint`),
+  importRecord: (text) => request("POST", "/api/games/import", text, { raw: true }),
+  nextInSeries: (seriesId) => request("POST", `/api/series/${enc(seriesId)}/next`),
+  series: (seriesId) => request("GET", `/api/series/${enc(seriesId)}`),
+  position: (body) => request("POST", "/api/position", body),
+  parseRecord: (text) => request("POST", "/api/records/parse", text, { raw: true }),
+  analyze: (body, signal) => request("POST", "/api/analyze", body, { signal }),
+  recordURL: (id, format) => `/api/games/${enc(id)}/record?format=${format}`,
+};

@@ -1,0 +1,102 @@
+// Sentences about games: who plays, what a move did, why a game ended and
+// who won. Shared by the game and the analysis board.
+
+import { t, tp, num, signed } from "./i18n.js";
+import { letterOf, parsePosition, boardSeeds, rowSeeds, other, sideOfMove } from "./rules.js";
+
+export function sideName(side) {
+  return side === "s" ? t("side.south") : t("side.north");
+}
+
+/** What to call side's player in game (a game view): the name, the computer or the side. */
+export function playerName(game, side) {
+  const name = game && (side === "s" ? game.south : game.north);
+  if (name) return name;
+  if (game && game.computer && game.computer.side === side) {
+    return t("player.computer", { level: num(game.computer.level) });
+  }
+  return sideName(side);
+}
+
+/** "Naserian (South)", or just "South" when the player has no name. */
+export function playerLabel(game, side) {
+  const name = playerName(game, side);
+  const s = sideName(side);
+  return name === s ? s : t("player.named", { name, side: s });
+}
+
+/** "South sowed c: 5 laps, captured 7 seeds from B." */
+export function moveSentence(game, sowing, holes) {
+  const side = sideOfMove(sowing.move);
+  const params = {
+    player: playerName(game, side),
+    move: sowing.move,
+    laps: tp("laps", sowing.laps.length),
+  };
+  if (sowing.captureFrom >= 0) {
+    return t("move.capture", {
+      ...params,
+      seeds: tp("seeds", sowing.captured),
+      hole: letterOf(sowing.captureFrom, holes),
+    });
+  }
+  return t("move.noCapture", params);
+}
+
+/**
+ * Why a finished game ended: the sweep or the repetition. final is the
+ * final position's notation, ply the number of moves played.
+ */
+export function endSentence(game, status, final, ply) {
+  const pos = parsePosition(final);
+  if (!pos) return "";
+  const n = boardSeeds(pos);
+  if (status === "repetition") return tp("end.repetition", n);
+  if (status !== "no-legal-move") return "";
+  const stuck = pos.toMove;
+  const params = { player: playerName(game, stuck), other: playerName(game, other(stuck)) };
+  if (n === 0) return t("end.empty", params);
+  if (ply === 0) return tp("end.sweepStart", n, params);
+  if (rowSeeds(pos, stuck) > 0) return tp("end.endless", n, params);
+  return tp("end.sweep", n, params);
+}
+
+/** "Naserian wins, 31 to 17." or "A draw, 24 each." from a result token and score. */
+export function resultSentence(game, result, score) {
+  if (result === "1-0") {
+    return t("result.win", { player: playerName(game, "s"), winner: num(score.south), loser: num(score.north) });
+  }
+  if (result === "0-1") {
+    return t("result.win", { player: playerName(game, "n"), winner: num(score.north), loser: num(score.south) });
+  }
+  if (result === "1/2-1/2") return t("result.draw", { score: num(score.south) });
+  return "";
+}
+
+/** A short result for lists. */
+export function shortResult(result) {
+  if (result === "1-0") return t("result.short.south");
+  if (result === "0-1") return t("result.short.north");
+  if (result === "1/2-1/2") return t("result.short.draw");
+  return t("result.short.playing");
+}
+
+/** An engine score from South's view in words: "+1.5 for South", proven or not. */
+export function evalText(final, exact) {
+  let text;
+  if (Math.abs(final) < 0.05) text = t("eval.even");
+  else if (final > 0) text = t("eval.south", { score: signed(final) });
+  else text = t("eval.north", { score: signed(-final) });
+  return exact ? `${text} (${t("eval.proven")})` : text;
+}
+
+/** A hint in words, for the side to move (toMove). */
+export function hintSentence(hint, toMove) {
+  const margin = toMove === "s" ? hint.final : -hint.final;
+  const n = num(Math.abs(margin), { maximumFractionDigits: 1 });
+  let text;
+  if (Math.abs(margin) < 0.05) text = t("hint.even", { move: hint.move });
+  else if (margin > 0) text = t("hint.ahead", { move: hint.move, n });
+  else text = t("hint.behind", { move: hint.move, n });
+  return hint.exact ? `${text} ${t("hint.proven")}` : text;
+}

@@ -1,0 +1,107 @@
+// Past games: a paged list to continue, replay or export them, and the
+// import of a game record from a file or pasted text.
+
+import { api } from "./api.js";
+import { t, num, dateTime } from "./i18n.js";
+import { shortResult, sideName } from "./explain.js";
+import { busy, showError, showMessage, clearMessage, el } from "./ui.js";
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 50;
+let page = 0;
+let games = null; // the summaries of the page shown
+let more = false;
+
+export function initHistory() {
+  $("history-prev").addEventListener("click", () => loadPage(page - 1));
+  $("history-next").addEventListener("click", () => loadPage(page + 1));
+  $("import-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    if (file) $("import-text").value = await file.text();
+  });
+  $("import-go").addEventListener("click", importRecord);
+}
+
+export function openHistory() {
+  return loadPage(page);
+}
+
+async function loadPage(p) {
+  page = Math.max(0, p);
+  await busy(async () => {
+    try {
+      // One more than a page tells whether an older page exists.
+      const res = await api.listGames(PAGE + 1, page * PAGE);
+      const list = res.games || [];
+      more = list.length > PAGE;
+      games = list.slice(0, PAGE);
+      render();
+    } catch (err) {
+      showError(err);
+    }
+  });
+}
+
+/** Re-draws the list, for instance in another language. */
+export function render() {
+  const body = $("history");
+  body.replaceChildren();
+  if (!games) return;
+  for (const g of games) body.append(row(g));
+  $("history-empty").hidden = games.length > 0 || page > 0;
+  $("history-prev").disabled = page === 0;
+  $("history-next").disabled = !more;
+  $("history-page").textContent = t("history.page", { page: num(page + 1) });
+}
+
+function row(g) {
+  const tr = el("tr");
+  tr.dataset.gameId = g.id;
+  const players = el("td", "players");
+  players.append(el("span", "", t("history.vs", { south: g.south || sideName("s"), north: g.north || sideName("n") })));
+  if (g.seriesId) players.append(el("span", "badge", t("history.series")));
+  const size = g.variant === "cross" ? t("history.cross", { holes: num(g.holes) }) : t("history.holes", { holes: num(g.holes) });
+  tr.append(
+    players,
+    el("td", "", size),
+    el("td", "num", num(g.moves)),
+    el("td", "", shortResult(g.result)),
+    el("td", "date", dateTime(g.updated || g.created)),
+  );
+  const actions = el("td", "actions");
+  const open = el("a", "button small", g.result === "*" ? t("history.continue") : t("history.replay"));
+  // A finished game opens at its start, ready to be played through.
+  open.href = g.result === "*" ? `#/play/${encodeURIComponent(g.id)}` : `#/play/${encodeURIComponent(g.id)}/0`;
+  actions.append(open);
+  const name = t("history.vs", { south: g.south || sideName("s"), north: g.north || sideName("n") });
+  for (const format of ["text", "json"]) {
+    const label = format === "text" ? t("history.exportText") : t("history.exportJSON");
+    const a = el("a", "button small quiet", label);
+    a.href = api.recordURL(g.id, format);
+    a.setAttribute("download", `endodoi-${g.id}.${format === "text" ? "txt" : "json"}`);
+    a.setAttribute("aria-label", t("history.exportLabel", { game: name, format: label }));
+    actions.append(a);
+  }
+  tr.append(actions);
+  return tr;
+}
+
+async function importRecord() {
+  const text = $("import-text").value;
+  if (!text.trim()) {
+    showMessage(t("import.empty"), "info");
+    return;
+  }
+  await busy(async () => {
+    try {
+      const g = await api.importRecord(text);
+      clearMessage();
+      $("import-text").value = "";
+      $("import-file").value = "";
+      showMessage(t("import.done"), "info");
+      location.hash = `#/play/${encodeURIComponent(g.id)}`;
+    } catch (err) {
+      showError(err);
+    }
+  });
+}

@@ -1,0 +1,124 @@
+// The page's entry point: loads the language, wires the views and routes by
+// the URL hash: #/play/{id}[/{ply}], #/analysis[/{id}/{ply}], #/history,
+// #/rules, #/about. Keyboard shortcuts go to the screen shown.
+
+import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { diagram } from "./board.js";
+import * as play from "./play.js";
+import * as analysis from "./analysis.js";
+import * as history from "./history.js";
+import { initNewGame, update as updateNewGame } from "./newgame.js";
+import { busy, showError } from "./ui.js";
+
+const $ = (id) => document.getElementById(id);
+const VIEWS = ["play", "analysis", "history", "rules", "about"];
+let current = "";
+
+/** Splits the hash into the screen and its arguments. */
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const name = VIEWS.includes(parts[0]) ? parts[0] : "play";
+  return { name, args: VIEWS.includes(parts[0]) ? parts.slice(1) : [] };
+}
+
+function plyArg(s) {
+  const n = Number(s);
+  return s !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+async function route() {
+  const { name, args } = parseRoute();
+  if (current === "play" && name !== "play") play.leavePlay();
+  const changed = name !== current;
+  current = name;
+  for (const v of VIEWS) $(`view-${v}`).hidden = v !== name;
+  for (const a of document.querySelectorAll(".site-nav a")) {
+    if (a.dataset.route === name) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (changed) window.scrollTo(0, 0);
+  switch (name) {
+    case "play":
+      if (args[0]) await play.openGame(args[0], plyArg(args[1]));
+      else await play.resumeOrNew();
+      break;
+    case "analysis":
+      await analysis.openAnalysis(args[0], plyArg(args[1]));
+      break;
+    case "history":
+      await history.openHistory();
+      break;
+    case "rules":
+      diagram($("rules-board"), 6, 4);
+      break;
+  }
+}
+
+/** Whether a key press belongs to a form field rather than the game. */
+function typingInField(e) {
+  const tag = e.target && e.target.tagName;
+  return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (e.target && e.target.isContentEditable);
+}
+
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || $("new-game-dialog").open || typingInField(e)) return;
+  const onPlay = current === "play";
+  const onAnalysis = current === "analysis";
+  if (!onPlay && !onAnalysis) return;
+  const step = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[e.key];
+  if (step !== undefined) {
+    e.preventDefault();
+    if (onAnalysis) analysis.stepAnalysis(step);
+    else if (step === -Infinity) play.setView(0);
+    else if (step === Infinity) play.setView(Number.MAX_SAFE_INTEGER);
+    else play.setView(currentPly() + step);
+    return;
+  }
+  if (e.key === "Escape") {
+    if (onPlay) play.skip();
+    else analysis.skipAnalysis();
+    return;
+  }
+  if (/^[a-pA-P]$/.test(e.key)) {
+    e.preventDefault();
+    if (onPlay) play.typeLetter(e.key);
+    else analysis.typeLetter(e.key);
+  }
+}
+
+/** The ply shown on the game screen, read from the move list. */
+function currentPly() {
+  const cur = document.querySelector('#moves [aria-current="step"]');
+  return cur ? Number(cur.dataset.ply) : 0;
+}
+
+async function start() {
+  await busy(async () => {
+    try {
+      await initI18n($("lang"));
+    } catch (err) {
+      showError(err);
+    }
+    play.initPlay();
+    analysis.initAnalysis();
+    history.initHistory();
+    initNewGame();
+    onLanguageChange(() => {
+      play.render();
+      analysis.renderAnalysis();
+      history.render();
+      updateNewGame();
+      if (current === "rules") diagram($("rules-board"), 6, 4);
+    });
+    $("skip-link").addEventListener("click", (e) => {
+      e.preventDefault();
+      $("main").focus();
+    });
+    document.addEventListener("keydown", onKey);
+    window.addEventListener("hashchange", () => route());
+    document.title = t("app.title");
+    await route();
+  });
+}
+
+start();

@@ -1,0 +1,505 @@
+// The game screen: the board, the players, the move list and the game's
+// controls. Moves go to the server; the answer's sowing trace is animated
+// before the board snaps to the server's position. Against the computer its
+// reply follows after a short, natural pause.
+
+import { api } from "./api.js";
+import { Board } from "./board.js";
+import { t, tp, num } from "./i18n.js";
+import { parsePosition, indexOf, ownerOf, letterOf, traceMove, startPosition, boardSeeds } from "./rules.js";
+import { animateSowing } from "./sowing.js";
+import { renderMoves } from "./moves.js";
+import { moveSentence, endSentence, resultSentence, hintSentence, playerName, playerLabel, sideName } from "./explain.js";
+import { busy, isBusy, showMessage, clearMessage, showError, announce, sleep, el, initialSpeed, rememberSpeed } from "./ui.js";
+import { openNewGame } from "./newgame.js";
+
+const $ = (id) => document.getElementById(id);
+
+let board;
+let game = null; // the game view from the API, or null
+let view = 0; // the ply shown: 0 is the start
+let hint = null; // the hint for the current position
+let explain = null; // () => the sentence under the board, re-made when the language changes
+let anim = null; // AbortController of the running animation, for Skip
+let thinking = false;
+let token = 0; // bumped when another game opens: older async work then stops
+let speed = initialSpeed();
+const ends = new Map(); // ply -> {from, to}: the holes to highlight after that move
+
+export function initPlay() {
+  board = new Board($("board"), {
+    table: $("table"),
+    piles: { s: $("pile-south"), n: $("pile-north") },
+    onHole: tryMove,
+  });
+  $("speed").value = speed;
+  $("speed").addEventListener("change", (e) => {
+    speed = e.target.value;
+    rememberSpeed(speed);
+  });
+  $("skip").addEventListener("click", skip);
+  $("new-game").addEventListener("click", () => openNewGame());
+  $("hint").addEventListener("click", askHint);
+  $("takeback").addEventListener("click", takeback);
+  $("next-game").addEventListener("click", nextGame);
+  $("play-through").addEventListener("click", playThrough);
+  $("analyse-game").addEventListener("click", () => {
+    location.hash = game ? `#/analysis/${game.id}/${view}` : "#/analysis";
+  });
+  $("back-to-game").addEventListener("click", () => setView(game.moves.length));
+  $("step-first").addEventListener("click", () => setView(0));
+  $("step-back").addEventListener("click", () => setView(view - 1));
+  $("step-forward").addEventListener("click", () => setView(view + 1));
+  $("step-last").addEventListener("click", () => setView(game ? game.moves.length : 0));
+}
+
+/** Shows the game id, at ply (default: the latest), and lets the computer move if it is its turn. */
+export async function openGame(id, ply) {
+  if (game && game.id === id && (anim || thinking)) {
+    // The game is moving on screen: leave it be.
+    render();
+    return;
+  }
+  const my = ++token;
+  stopAnimation();
+  await busy(async () => {
+    try {
+      const g = await api.game(id);
+      if (my !== token) return;
+      setGame(g);
+      if (ply !== undefined) view = Math.max(0, Math.min(ply, g.moves.length));
+      render();
+      await computerTurn(my);
+    } catch (err) {
+      if (my !== token) return;
+      showError(err);
+      game = null;
+      render();
+    }
+  });
+}
+
+/** Resumes the most recent unfinished game, or offers a new one. */
+export async function resumeOrNew() {
+  if (game && game.status === "playing") {
+    location.replace(`#/play/${game.id}`);
+    return;
+  }
+  await busy(async () => {
+    try {
+      const list = await api.listGames(20, 0);
+      const open = (list.games || []).find((g) => g.result === "*");
+      if (open) {
+        location.replace(`#/play/${open.id}`);
+        return;
+      }
+      render();
+      openNewGame();
+    } catch (err) {
+      showError(err);
+      render();
+    }
+  });
+}
+
+/** Called when the play screen is left: a running animation finishes at once. */
+export function leavePlay() {
+  if (anim) anim.abort();
+}
+
+function setGame(g) {
+  if (!game || game.id !== g.id) ends.clear();
+  game = g;
+  view = g.moves.length;
+  hint = null;
+  explain = lastMoveExplanation();
+}
+
+/** The sentence for the latest move of a freshly loaded game. */
+function lastMoveExplanation() {
+  const g = game;
+  const ply = g.moves.length;
+  if (ply === 0) return null;
+  const sowing = traceMove(parsePosition(g.positions[ply - 1]), g.moves[ply - 1], g.variant, g.maxLaps);
+  if (!sowing) return null;
+  return () => moveSentence(g, sowing, g.holes);
+}
+
+function endText(g) {
+  if (g.status === "playing") return "";
+  return endSentence(g, g.status, g.position, g.moves.length);
+}
+
+const computerSide = () => (game && game.computer ? game.computer.side : null);
+const computerToMove = () => !!game && game.status === "playing" && game.toMove === computerSide();
+
+/** The origin and ending holes of the move that led to ply, for highlighting. */
+function lastHoles(ply) {
+  if (!game || ply < 1) return null;
+  if (!ends.has(ply)) {
+    const sw = traceMove(parsePosition(game.positions[ply - 1]), game.moves[ply - 1], game.variant, game.maxLaps);
+    ends.set(ply, sw ? { from: sw.laps[0].from, to: sw.laps[sw.laps.length - 1].to } : null);
+  }
+  return ends.get(ply);
+}
+
+/** Draws everything from the state; cheap enough to call after any change. */
+export function render() {
+  if (!board) return;
+  if (!game) {
+    renderEmpty();
+    return;
+  }
+  const total = game.moves.length;
+  const atEnd = view === total;
+  const over = game.status !== "playing";
+  const pos = parsePosition(game.positions[view]);
+  const canMove = atEnd && !over && !computerToMove() && !anim;
+  // At the end the piles hold the score, the sweep included; the seeds left
+  // on the board are drawn faded: swept to the last mover, or (after a
+  // repetition) counting for nobody.
+  const captured = atEnd ? { s: game.score.south, n: game.score.north } : pos.captured;
+  $("board").classList.toggle("ended", atEnd && over);
+  board.show(pos, {
+    legal: canMove ? game.legalMoves : [],
+    captured,
+    last: lastHoles(view),
+    hint: canMove && hint ? hint.move : null,
+  });
+
+  for (const side of ["s", "n"]) {
+    const strip = $(side === "s" ? "player-south" : "player-north");
+    const name = playerName(game, side);
+    $(side === "s" ? "name-south" : "name-north").textContent = name;
+    // Without a name the side is the name: say it once.
+    strip.querySelector(".side-label").hidden = name === sideName(side);
+    strip.classList.toggle("to-move", !over && pos.toMove === side);
+  }
+  $("thinking").hidden = !thinking;
+
+  // While a move is animated, the board shows the position before it: its mover is sowing.
+  $("status").textContent = anim ? t("status.sowing", { player: playerName(game, pos.toMove) }) : statusText();
+  const result = $("result");
+  result.hidden = !over;
+  result.replaceChildren();
+  if (over) {
+    result.append(el("strong", "", resultSentence(game, game.result, game.score)));
+    const why = endText(game);
+    if (why) result.append(el("p", "", why));
+  }
+  renderSeries();
+
+  renderMoves($("moves"), game.moves, view, (side) => playerName(game, side), setView);
+  $("step-first").disabled = $("step-back").disabled = view === 0 || !!anim;
+  $("step-forward").disabled = $("step-last").disabled = atEnd || !!anim;
+  $("viewing").hidden = atEnd || !!anim;
+  $("viewing-text").textContent =
+    view === 0 ? t("view.viewingStart") : t("view.viewing", { ply: num(view), total: num(total) });
+
+  $("hint").disabled = !canMove;
+  $("takeback").disabled = total === 0 || !!anim || thinking;
+  $("play-through").disabled = total === 0 || !!anim;
+  $("analyse-game").disabled = false;
+  $("skip").disabled = !anim;
+
+  let text = "";
+  if (!anim) {
+    if (atEnd) text = explain ? explain() : "";
+    else if (view > 0) {
+      const sw = traceMove(parsePosition(game.positions[view - 1]), game.moves[view - 1], game.variant, game.maxLaps);
+      text = sw ? moveSentence(game, sw, game.holes) : "";
+    }
+  }
+  $("explain").textContent = text;
+  $("hint-text").hidden = !(canMove && hint);
+  $("hint-text").textContent = canMove && hint ? hintSentence(hint, game.toMove) : "";
+}
+
+function renderEmpty() {
+  $("board").classList.remove("ended");
+  board.show(parsePosition(startPosition(8, 4)), { legal: [] });
+  $("name-south").textContent = t("side.south");
+  $("name-north").textContent = t("side.north");
+  for (const label of document.querySelectorAll("#table .side-label")) label.hidden = true;
+  $("player-south").classList.remove("to-move");
+  $("player-north").classList.remove("to-move");
+  $("thinking").hidden = true;
+  $("status").textContent = t("play.noGame");
+  $("result").hidden = true;
+  $("series-info").hidden = true;
+  $("next-game").hidden = true;
+  $("tally-south").replaceChildren();
+  $("tally-north").replaceChildren();
+  renderMoves($("moves"), [], 0, () => "", () => {});
+  for (const id of ["step-first", "step-back", "step-forward", "step-last", "hint", "takeback", "play-through", "analyse-game", "skip"]) {
+    $(id).disabled = true;
+  }
+  $("viewing").hidden = true;
+  $("explain").textContent = "";
+  $("hint-text").hidden = true;
+}
+
+function statusText() {
+  const g = game;
+  if (g.status !== "playing") return t("status.over");
+  if (computerToMove()) return t("status.computerMoves");
+  if (computerSide()) return t("status.yourMove");
+  return t("status.toMove", { player: playerLabel(g, g.toMove) });
+}
+
+function renderSeries() {
+  const s = game.series;
+  const info = $("series-info");
+  for (const side of ["s", "n"]) {
+    const tally = $(side === "s" ? "tally-south" : "tally-north");
+    tally.replaceChildren();
+    if (!s) {
+      tally.removeAttribute("role");
+      tally.removeAttribute("aria-label");
+      continue;
+    }
+    const wins = side === "s" ? s.wins.south : s.wins.north;
+    for (let k = 0; k < wins; k++) tally.append(el("span", "pin"));
+    tally.setAttribute("role", "img");
+    tally.setAttribute("aria-label", t("series.pins", { wins: num(wins) }));
+  }
+  info.hidden = !s;
+  $("next-game").hidden = !s || s.over || game.status === "playing";
+  if (!s) return;
+  info.replaceChildren(el("span", "series-target", t("series.target", { n: num(s.target) })));
+  if (s.draws) info.append(el("span", "series-draws", tp("series.draws", s.draws)));
+  if (s.over && s.winner) info.append(el("strong", "series-won", t("series.won", { player: playerName(game, s.winner) })));
+}
+
+/** Shows ply (clamped); a read-only view of an earlier position unless it is the latest. */
+export function setView(ply) {
+  if (!game || anim) return;
+  view = Math.max(0, Math.min(ply, game.moves.length));
+  render();
+}
+
+/** Stops a running animation (Skip, Escape). */
+export function skip() {
+  if (anim) anim.abort();
+}
+
+function stopAnimation() {
+  if (anim) anim.abort();
+  anim = null;
+  thinking = false;
+}
+
+/** A click on a hole or its letter typed: play it, or say why not. */
+export function tryMove(letter) {
+  if (!game) {
+    openNewGame();
+    return;
+  }
+  if (isBusy() || anim) return showMessage(t("msg.busy"), "info");
+  if (view !== game.moves.length) return showMessage(t("msg.viewing"), "info");
+  if (game.status !== "playing") return showMessage(t("msg.over"), "info");
+  if (computerToMove()) return showMessage(t("msg.computerTurn"), "info");
+  const pos = parsePosition(game.position);
+  const i = indexOf(letter, pos.holes);
+  if (i < 0) return showMessage(t("msg.noSuchHole", { letter }), "info");
+  if (ownerOf(i, pos.holes) !== pos.toMove) {
+    return showMessage(
+      t("msg.notYours", {
+        letter,
+        player: playerName(game, ownerOf(i, pos.holes)),
+        mover: playerName(game, pos.toMove),
+      }),
+      "info",
+    );
+  }
+  if (pos.board[i] === 0) return showMessage(t("msg.empty", { letter }), "info");
+  if (!game.legalMoves.includes(letter)) return showMessage(t("msg.endless", { letter }), "info");
+  clearMessage();
+  playMove(letter);
+}
+
+/** A letter typed on the keyboard: the hole of the side to move with that letter, in either case. */
+export function typeLetter(key) {
+  if (!game) return;
+  const pos = parsePosition(game.positions[view]);
+  const k = key.toLowerCase().charCodeAt(0) - 97;
+  if (k >= pos.holes) return showMessage(t("msg.noSuchHole", { letter: key }), "info");
+  tryMove(letterOf(pos.toMove === "s" ? k : pos.holes + k, pos.holes));
+}
+
+async function playMove(letter) {
+  const my = token;
+  await busy(async () => {
+    try {
+      const res = await api.move(game.id, letter, game.moves.length);
+      if (my !== token) return;
+      await playOut(res.game, res.sowing, my);
+      await computerTurn(my);
+    } catch (err) {
+      await recover(err, my);
+    }
+  });
+}
+
+/** Shows an API error; a conflict means the game changed elsewhere, so reload it. */
+async function recover(err, my) {
+  stopAnimation();
+  showError(err);
+  if (err.status === 409 && game && my === token) {
+    try {
+      setGame(await api.game(game.id));
+      showMessage(`${t("error.server", { error: err.message })} ${t("error.reloaded")}`, "info");
+    } catch (err2) {
+      showError(err2);
+    }
+  }
+  render();
+}
+
+/** Lets the computer move while it is its turn, each reply after a natural pause. */
+async function computerTurn(my) {
+  while (my === token && computerToMove()) {
+    thinking = true;
+    render();
+    const started = performance.now();
+    let res;
+    try {
+      res = await api.computer(game.id);
+      // At least about 700 ms, a little more at random: an instant reply feels abrupt.
+      await sleep(700 + Math.random() * 450 - (performance.now() - started));
+    } finally {
+      thinking = false;
+    }
+    if (my !== token) return;
+    await playOut(res.game, res.sowing, my);
+  }
+}
+
+/** Animates the move that led to next (a game view) and then shows next. */
+async function playOut(next, sowing, my) {
+  const ply = next.moves.length;
+  const before = parsePosition(next.positions[ply - 1]);
+  hint = null;
+  anim = new AbortController();
+  const signal = anim.signal;
+  game = next;
+  view = ply - 1;
+  render();
+  try {
+    await animateSowing(board, before, sowing, { speed, signal, onLap: showLap });
+    if (next.status === "no-legal-move" && !signal.aborted) await animateSweep(next, signal);
+  } finally {
+    $("lap-info").textContent = "";
+    anim = null;
+  }
+  if (my !== token) return;
+  ends.set(ply, { from: sowing.laps[0].from, to: sowing.laps[sowing.laps.length - 1].to });
+  view = ply;
+  explain = () => moveSentence(next, sowing, next.holes);
+  render();
+  const status = next.status === "playing" ? statusText() : resultSentence(next, next.result, next.score);
+  announce(
+    t("move.announce", {
+      sentence: [moveSentence(next, sowing, next.holes), endText(next)].filter(Boolean).join(" "),
+      status,
+    }),
+  );
+}
+
+function showLap(lap, laps, hand) {
+  $("lap-info").textContent = t("play.lap", { lap: num(lap), laps: num(laps), hand: num(hand) });
+}
+
+/** The sweep at the end: the seeds left fly to the last mover's pile. */
+async function animateSweep(next, signal) {
+  if (speed === "instant") return;
+  const pos = parsePosition(next.position);
+  const to = pos.toMove === "s" ? "n" : "s";
+  if (boardSeeds(pos) === 0) return;
+  await sleep(400, signal);
+  const flights = [];
+  pos.board.forEach((n, i) => {
+    if (n > 0 && !signal.aborted) flights.push(board.fly(i, to, n, 600, signal));
+  });
+  await Promise.all(flights);
+  board.setPile(to, to === "s" ? next.score.south : next.score.north);
+}
+
+async function askHint() {
+  if (!game || game.status !== "playing") return;
+  const my = token;
+  await busy(async () => {
+    try {
+      const h = await api.hint(game.id);
+      if (my !== token) return;
+      hint = h;
+      render();
+      announce(hintSentence(h, game.toMove));
+    } catch (err) {
+      await recover(err, my);
+    }
+  });
+}
+
+async function takeback() {
+  if (!game) return;
+  const my = token;
+  await busy(async () => {
+    try {
+      const g = await api.takeback(game.id);
+      if (my !== token) return;
+      setGame(g);
+      clearMessage();
+      render();
+      announce(statusText());
+    } catch (err) {
+      await recover(err, my);
+    }
+  });
+}
+
+async function nextGame() {
+  const s = game && game.series;
+  if (!s) return;
+  await busy(async () => {
+    try {
+      const g = await api.nextInSeries(s.id);
+      location.hash = `#/play/${g.id}`;
+    } catch (err) {
+      await recover(err, token);
+    }
+  });
+}
+
+/** Replays the game's moves with animation from the viewed position (or the start) to the latest. */
+async function playThrough() {
+  if (!game || !game.moves.length || anim) return;
+  const my = token;
+  const g = game;
+  const from = view === g.moves.length ? 0 : view;
+  anim = new AbortController();
+  const signal = anim.signal;
+  const pace = speed === "instant" ? "fast" : speed;
+  await busy(async () => {
+    try {
+      for (let ply = from + 1; ply <= g.moves.length && !signal.aborted; ply++) {
+        const before = parsePosition(g.positions[ply - 1]);
+        const sowing = traceMove(before, g.moves[ply - 1], g.variant, g.maxLaps);
+        view = ply - 1;
+        render();
+        board.show(before, { legal: [], last: lastHoles(ply - 1) });
+        await animateSowing(board, before, sowing, { speed: pace, signal, onLap: showLap });
+        view = ply;
+        $("explain").textContent = sowing ? moveSentence(g, sowing, g.holes) : "";
+        board.show(parsePosition(g.positions[ply]), { legal: [], last: lastHoles(ply) });
+        await sleep(500, signal);
+      }
+    } finally {
+      $("lap-info").textContent = "";
+      anim = null;
+    }
+    if (my !== token) return;
+    view = g.moves.length;
+    render();
+  });
+}

@@ -1,0 +1,68 @@
+// Replays a move's sowing trace on the board, seed by seed and lap by lap:
+// the lift (the hole empties into the hand), one seed into each following
+// hole (the origin is not skipped on long laps), the relay pickup where a
+// lap ends in an occupied hole, and the capture flying to the mover's pile.
+
+import { sideOfMove } from "./rules.js";
+import { sleep } from "./ui.js";
+
+// Milliseconds per seed dropped, and the most a whole move may take: a
+// move of hundreds of laps speeds up rather than keeping people waiting.
+const PER_SEED = { slow: 420, normal: 190, fast: 70 };
+const BUDGET = { slow: 45000, normal: 16000, fast: 5000 };
+
+/**
+ * Animates sowing (the API's sowing view) on board, which shows before
+ * (a parsed position). onLap(lap, laps, inHand) reports progress. Returns
+ * early, leaving the board for the caller to snap, when speed is instant or
+ * signal aborts (Skip).
+ */
+export async function animateSowing(board, before, sowing, { speed, signal, onLap }) {
+  if (speed === "instant" || !sowing || !sowing.laps.length || signal.aborted) return;
+  const n = 2 * before.holes;
+  const counts = before.board.slice();
+  const drops = sowing.laps.reduce((a, l) => a + l.seeds + 2, 0);
+  const per = Math.max(4, Math.min(PER_SEED[speed], BUDGET[speed] / drops));
+  const laps = sowing.laps.length;
+
+  for (const [idx, lap] of sowing.laps.entries()) {
+    if (signal.aborted) return;
+    onLap(idx + 1, laps, lap.seeds);
+    // The lift: the hole empties into the hand. A relay lifts the hole the
+    // last lap ended in, the seed just sown included.
+    counts[lap.from] = 0;
+    board.setCount(lap.from, 0);
+    board.showHand(lap.from, lap.seeds);
+    await sleep(per * 1.6, signal);
+    let i = lap.from;
+    for (let k = 1; k <= lap.seeds; k++) {
+      if (signal.aborted) return;
+      i = (i + 1) % n;
+      counts[i]++;
+      board.setCount(i, counts[i], true);
+      board.showHand(i, lap.seeds - k);
+      onLap(idx + 1, laps, lap.seeds - k);
+      await sleep(per, signal);
+    }
+    await sleep(per * (idx + 1 < laps ? 1.4 : 0.8), signal);
+  }
+  board.hideHand();
+
+  if (sowing.captureFrom >= 0 && !signal.aborted) {
+    const mover = sideOfMove(sowing.move);
+    const end = sowing.laps[laps - 1].to;
+    const fromOpposite = counts[sowing.captureFrom];
+    await sleep(per * 2, signal);
+    counts[sowing.captureFrom] = 0;
+    counts[end] = 0;
+    board.setCount(sowing.captureFrom, 0);
+    board.setCount(end, 0);
+    const flight = Math.min(700, Math.max(250, per * 4));
+    await Promise.all([
+      board.fly(sowing.captureFrom, mover, fromOpposite, flight, signal),
+      board.fly(end, mover, 1, flight, signal),
+    ]);
+    board.setPile(mover, before.captured[mover] + sowing.captured);
+    await sleep(per * 2, signal);
+  }
+}

@@ -1,0 +1,355 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func get(t *testing.T, method, target string, header map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+func TestContentTypes(t *testing.T) {
+	for _, c := range []struct{ path, ctype string }{
+		{"/", "text/html; charset=utf-8"},
+		{"/index.html", "text/html; charset=utf-8"},
+		{"/style.css", "text/css; charset=utf-8"},
+		{"/js/main.js", "text/javascript; charset=utf-8"},
+		{"/i18n/en.json", "application/json; charset=utf-8"},
+		{"/favicon.svg", "image/svg+xml"},
+	} {
+		rec := get(t, http.MethodGet, c.path, nil)
+		if rec.Code != http.StatusOK {
+			t.Errorf("GET %s: status %d, want 200", c.path, rec.Code)
+			continue
+		}
+		if got := rec.Header().Get("Content-Type"); got != c.ctype {
+			t.Errorf("GET %s: Content-Type %q, want %q", c.path, got, c.ctype)
+		}
+		if got := rec.Header().Get("Cache-Control"); got != "no-cache" {
+			t.Errorf("GET %s: Cache-Control %q, want no-cache", c.path, got)
+		}
+		if rec.Header().Get("ETag") == "" {
+			t.Errorf("GET %s: no ETag", c.path)
+		}
+		if rec.Body.Len() == 0 {
+			t.Errorf("GET %s: empty body", c.path)
+		}
+	}
+	if rec := get(t, http.MethodGet, "/", nil); !strings.Contains(rec.Body.String(), `id="board"`) {
+		t.Error("GET / does not serve the page with the board")
+	}
+	if rec := get(t, http.MethodGet, "/", nil); rec.Header().Get("Content-Security-Policy") == "" {
+		t.Error("GET / has no Content-Security-Policy")
+	}
+}
+
+func TestETagRevalidation(t *testing.T) {
+	first := get(t, http.MethodGet, "/js/main.js", nil)
+	etag := first.Header().Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `"`) {
+		t.Fatalf("ETag %q is not a quoted strong tag", etag)
+	}
+	again := get(t, http.MethodGet, "/js/main.js", map[string]string{"If-None-Match": etag})
+	if again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+		t.Errorf("If-None-Match with the ETag: status %d, %d bytes; want 304 and no body", again.Code, again.Body.Len())
+	}
+	gz := get(t, http.MethodGet, "/js/main.js", map[string]string{"Accept-Encoding": "gzip"})
+	gzTag := gz.Header().Get("ETag")
+	if gzTag == etag {
+		t.Errorf("the gzipped and plain forms share the ETag %s", etag)
+	}
+	for _, tag := range []string{gzTag, `W/` + etag, `"other", ` + etag, "*"} {
+		if rec := get(t, http.MethodGet, "/js/main.js", map[string]string{"If-None-Match": tag, "Accept-Encoding": "gzip"}); rec.Code != http.StatusNotModified {
+			t.Errorf("If-None-Match %s: status %d, want 304", tag, rec.Code)
+		}
+	}
+	if rec := get(t, http.MethodGet, "/js/main.js", map[string]string{"If-None-Match": `"stale"`}); rec.Code != http.StatusOK {
+		t.Errorf("If-None-Match with a stale tag: status %d, want 200", rec.Code)
+	}
+	if other := get(t, http.MethodGet, "/style.css", nil).Header().Get("ETag"); other == etag {
+		t.Error("two different files have the same ETag")
+	}
+}
+
+func TestGzip(t *testing.T) {
+	plain := get(t, http.MethodGet, "/js/play.js", nil)
+	if plain.Header().Get("Content-Encoding") != "" {
+		t.Fatal("gzipped for a client that did not ask")
+	}
+	if !strings.Contains(plain.Header().Get("Vary"), "Accept-Encoding") {
+		t.Error("no Vary: Accept-Encoding")
+	}
+	for _, accept := range []string{"gzip", "gzip, deflate, br", "br;q=1.0, gzip;q=0.8", "*"} {
+		rec := get(t, http.MethodGet, "/js/play.js", map[string]string{"Accept-Encoding": accept})
+		if rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("Accept-Encoding %q: not gzipped", accept)
+			continue
+		}
+		zr, err := gzip.NewReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(body, plain.Body.Bytes()) {
+			t.Errorf("Accept-Encoding %q: the gzipped body differs from the plain one", accept)
+		}
+		if rec.Header().Get("Content-Type") != "text/javascript; charset=utf-8" {
+			t.Errorf("gzipped Content-Type %q", rec.Header().Get("Content-Type"))
+		}
+	}
+	for _, accept := range []string{"gzip;q=0", "identity", "br"} {
+		if rec := get(t, http.MethodGet, "/js/play.js", map[string]string{"Accept-Encoding": accept}); rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("Accept-Encoding %q: gzipped anyway", accept)
+		}
+	}
+	// Compression happens once: the same bytes every time.
+	a := get(t, http.MethodGet, "/", map[string]string{"Accept-Encoding": "gzip"})
+	b := get(t, http.MethodGet, "/", map[string]string{"Accept-Encoding": "gzip"})
+	if !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
+		t.Error("two gzipped answers differ")
+	}
+}
+
+func TestNotFoundAndMethods(t *testing.T) {
+	for _, p := range []string{"/nope", "/js/", "/js", "/i18n/xx.json", "/static/index.html", "/../web.go", "/index.html/"} {
+		if rec := get(t, http.MethodGet, p, nil); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s: status %d, want 404", p, rec.Code)
+		}
+	}
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions} {
+		rec := get(t, m, "/", nil)
+		if rec.Code != http.StatusMethodNotAllowed {
+			t.Errorf("%s /: status %d, want 405", m, rec.Code)
+		}
+		if rec.Header().Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s /: Allow %q", m, rec.Header().Get("Allow"))
+		}
+	}
+	head := get(t, http.MethodHead, "/style.css", nil)
+	if head.Code != http.StatusOK || head.Body.Len() != 0 || head.Header().Get("Content-Length") == "" {
+		t.Errorf("HEAD: status %d, %d bytes, Content-Length %q", head.Code, head.Body.Len(), head.Header().Get("Content-Length"))
+	}
+}
+
+// TestPageWeight keeps the page small: everything it loads (the markup,
+// style, scripts, images and one catalog) under 150 KB.
+func TestPageWeight(t *testing.T) {
+	total := 0
+	err := fs.WalkDir(static, "static", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.HasPrefix(name, "static/i18n/") && path.Base(name) != "en.json" {
+			return nil // one catalog is loaded at a time
+		}
+		data, err := fs.ReadFile(static, name)
+		total += len(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total > 150_000 {
+		t.Errorf("the page's assets weigh %d bytes, over 150,000", total)
+	}
+	t.Logf("page weight: %d bytes", total)
+}
+
+// The catalogs and the keys the page uses.
+
+var languages = []string{"en", "sw", "vi", "bn", "ur", "cs"}
+
+// pluralForms are the forms Intl.PluralRules(lang).resolvedOptions()
+// .pluralCategories gives for each language; a plural key group (a key
+// ending in .one and .other in en.json) must have each of them, and "one"
+// and "other" always.
+var pluralForms = map[string][]string{
+	"en": {"one", "other"},
+	"sw": {"one", "other"},
+	"vi": {"other"},
+	"bn": {"one", "other"},
+	"ur": {"one", "other"},
+	"cs": {"one", "few", "many", "other"},
+}
+
+var allForms = []string{"zero", "one", "two", "few", "many", "other"}
+
+func catalog(t *testing.T, lang string) map[string]string {
+	t.Helper()
+	data, err := fs.ReadFile(static, "static/i18n/"+lang+".json")
+	if err != nil {
+		t.Fatalf("catalog %s: %v", lang, err)
+	}
+	var m map[string]string
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("catalog %s: %v", lang, err)
+	}
+	return m
+}
+
+// pluralGroups returns the plural key groups of en: "seeds" for
+// seeds.one and seeds.other.
+func pluralGroups(en map[string]string) map[string]bool {
+	groups := map[string]bool{}
+	for k := range en {
+		if base, ok := strings.CutSuffix(k, ".other"); ok {
+			groups[base] = true
+		}
+	}
+	return groups
+}
+
+var placeholder = regexp.MustCompile(`\{(\w+)\}`)
+
+func placeholders(s string) []string {
+	var out []string
+	for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+func TestCatalogs(t *testing.T) {
+	en := catalog(t, "en")
+	groups := pluralGroups(en)
+	for g := range groups {
+		if _, ok := en[g+".one"]; !ok {
+			t.Errorf("en: plural group %s has no %s.one", g, g)
+		}
+	}
+	for _, lang := range languages {
+		cat := catalog(t, lang)
+		for k := range en {
+			if _, ok := cat[k]; !ok {
+				t.Errorf("%s: missing key %q", lang, k)
+			}
+		}
+		for k, v := range cat {
+			want, ok := en[k]
+			if !ok {
+				// Extra plural forms are allowed for the groups of en.
+				i := strings.LastIndex(k, ".")
+				if i < 0 || !groups[k[:i]] || !slices.Contains(allForms, k[i+1:]) {
+					t.Errorf("%s: extra key %q (not in en.json)", lang, k)
+					continue
+				}
+				want = en[k[:i]+".other"]
+			}
+			if strings.TrimSpace(v) == "" {
+				t.Errorf("%s: key %q is empty", lang, k)
+			}
+			if got, w := placeholders(v), placeholders(want); !slices.Equal(got, w) {
+				t.Errorf("%s: key %q has the placeholders %v, en has %v", lang, k, got, w)
+			}
+		}
+		for g := range groups {
+			for _, form := range pluralForms[lang] {
+				if _, ok := cat[g+"."+form]; !ok {
+					t.Errorf("%s: plural group %q lacks the form %q the language needs", lang, g, form)
+				}
+			}
+		}
+	}
+}
+
+var (
+	// data-i18n="key", data-i18n-aria-label="key", data-i18n-title="key", ...
+	htmlKey = regexp.MustCompile(`data-i18n(?:-[a-z-]+)?="([^"]+)"`)
+	// t("key" and tp("key" in the scripts; tp's key names a plural group.
+	jsKey    = regexp.MustCompile(`\bt\(\s*"([^"]+)"`)
+	jsPlural = regexp.MustCompile(`\btp\(\s*"([^"]+)"`)
+	// Any other call of t or tp, with a computed key the test cannot check.
+	jsDynamic = regexp.MustCompile(`\btp?\(\s*[^"\s)]`)
+)
+
+// usedKeys returns the catalog keys the page's markup and scripts use.
+func usedKeys(t *testing.T) map[string]string {
+	t.Helper()
+	used := map[string]string{} // key -> file that uses it
+	err := fs.WalkDir(static, "static", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(static, name)
+		if err != nil {
+			return err
+		}
+		text := string(data)
+		switch path.Ext(name) {
+		case ".html":
+			for _, m := range htmlKey.FindAllStringSubmatch(text, -1) {
+				used[m[1]] = name
+			}
+		case ".js":
+			text = stripComments(text)
+			for _, m := range jsKey.FindAllStringSubmatch(text, -1) {
+				used[m[1]] = name
+			}
+			for _, m := range jsPlural.FindAllStringSubmatch(text, -1) {
+				used[m[1]+".one"] = name
+				used[m[1]+".other"] = name
+			}
+			if name == "static/js/i18n.js" {
+				break // it defines t and tp, and applies the markup's data-i18n keys, checked above
+			}
+			for _, line := range strings.Split(text, "\n") {
+				if jsDynamic.MatchString(line) {
+					t.Errorf("%s: a translation with a computed key, which this test cannot check: %s", name, strings.TrimSpace(line))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return used
+}
+
+var (
+	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
+	lineComment  = regexp.MustCompile(`(?m)(^|\s)//.*$`)
+)
+
+// stripComments removes a script's comments, which may mention keys in prose.
+func stripComments(js string) string {
+	return lineComment.ReplaceAllString(blockComment.ReplaceAllString(js, ""), "$1")
+}
+
+func TestCatalogKeysUsed(t *testing.T) {
+	en := catalog(t, "en")
+	used := usedKeys(t)
+	for k, file := range used {
+		if _, ok := en[k]; !ok {
+			t.Errorf("%s uses the key %q, which en.json lacks", file, k)
+		}
+	}
+	for k := range en {
+		if _, ok := used[k]; !ok {
+			t.Errorf("en.json has the key %q, which nothing uses", k)
+		}
+	}
+}
