@@ -309,6 +309,9 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 	if had == 0 {
 		return errorf(http.StatusConflict, "no move to take back")
 	}
+	if l.stored.SeriesID != "" && l.game.Over() {
+		return errorf(http.StatusConflict, "the game is over and counted in its series")
+	}
 	l.game.Undo()
 	if c := l.stored.Computer; c != nil {
 		for l.game.Ply() > 0 && l.game.Position().ToMove() == c.Side {

@@ -52,6 +52,9 @@ func TestSeries(t *testing.T) {
 		default:
 			draws++
 		}
+		if code, raw := ts.do("POST", "/api/games/"+g.ID+"/takeback", "", nil); code != http.StatusConflict {
+			t.Fatalf("takeback in a finished game of a series: %d %s, want 409", code, raw)
+		}
 		sv := g.Series
 		if sv.Wins.South != south || sv.Wins.North != north || sv.Draws != draws || len(sv.Results) != games || sv.Results[games-1] != g.Result {
 			t.Fatalf("after game %d (%s): series %+v", games, g.Result, sv)

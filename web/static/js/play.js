@@ -197,7 +197,8 @@ export function render() {
     view === 0 ? t("view.viewingStart") : t("view.viewing", { ply: num(view), total: num(total) });
 
   $("hint").disabled = !canMove;
-  $("takeback").disabled = total === 0 || !!anim || thinking;
+  // A finished game of a series is counted in the tally: it stays as it ended.
+  $("takeback").disabled = total === 0 || !!anim || thinking || (over && !!game.series);
   $("play-through").disabled = total === 0 || !!anim;
   $("analyse-game").disabled = false;
   $("skip").disabled = !anim;
