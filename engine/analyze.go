@@ -41,6 +41,19 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 	stopWatch := context.AfterFunc(ctx, func() { stop.Store(true) })
 	defer stopWatch()
 
+	if lines, ok := e.tablebaseMoves(&p); ok && len(lines) > 0 {
+		slices.SortStableFunc(lines, func(a, b Line) int { return int(b.Score - a.Score) })
+		for i := range lines {
+			lines[i].PV = e.tablebasePV(p, lines[i].Move, 16)
+		}
+		if report != nil {
+			report(1, lines)
+		}
+		if lim.Infinite {
+			<-ctx.Done()
+		}
+		return lines, nil
+	}
 	s := e.newSearcher(0, p, history, &stop, lim.Nodes)
 	moves := p.LegalMoves(e.cfg.Rules)
 	if len(moves) == 0 {

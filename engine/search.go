@@ -27,6 +27,11 @@ type Config struct {
 	// Quiescence is how many plies of capturing moves the search looks at
 	// beyond its horizon (0 for none).
 	Quiescence int
+	// Tablebase, if not nil, gives the exact values of endgames. The search
+	// takes them, as proven scores, at every position with fewer seeds on
+	// the board than the root; a root the tablebase holds is answered from
+	// it at once, with a move that realises its value.
+	Tablebase Tablebase
 }
 
 // DefaultHashMiB is the default transposition table size.
@@ -147,6 +152,17 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 		ctx, cancel = context.WithTimeout(ctx, lim.MoveTime)
 		defer cancel()
 	}
+	if e.cfg.Tablebase != nil {
+		if res, ok := e.tablebaseResult(p, history, start); ok {
+			if report != nil {
+				report(res.Info)
+			}
+			if lim.Infinite {
+				<-ctx.Done()
+			}
+			return res, nil
+		}
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -207,6 +223,9 @@ type searcher struct {
 	published *atomic.Uint64 // helpers: where they add their node counts
 	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
+	tb        Tablebase
+	rootBoard int // seeds on the board at the root
+
 	// keys and board counts of the game's positions that occurred twice,
 	// then of the search path.
 	keys  []uint64
@@ -230,6 +249,7 @@ func (e *Engine) newSearcher(t int, p rules.Position, history []rules.Position, 
 	s.e, s.rules, s.w, s.tt = e, e.cfg.Rules, &e.weights, e.tt
 	s.stop, s.parent, s.published, s.others = stop, nil, nil, nil
 	s.nodes, s.nodeLimit, s.aborted, s.proofMode, s.helper = 0, nodeLimit, false, false, false
+	s.tb, s.rootBoard = e.cfg.Tablebase, p.OnBoard()
 	s.keys, s.board = s.keys[:0], s.board[:0]
 	// A position that occurred twice in the game ends it if it occurs
 	// again; one that occurred once is searched like any other (its third
@@ -440,6 +460,14 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		k = key(p)
 		if ply > 0 && s.repeated(k, board) {
 			return 0, true
+		}
+	}
+	// Below the root's seed count, the first position the tablebase holds
+	// is the first of its count on the path: no position before it can
+	// repeat, so its value is exact here.
+	if s.tb != nil && ply > 0 && board < s.rootBoard {
+		if v, ok := s.tb.Probe(p); ok {
+			return Score(v) * Seed, true
 		}
 	}
 	if leaf {

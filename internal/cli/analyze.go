@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -19,11 +21,12 @@ const defaultAnalyzeTime = 2 * time.Second
 var analyzeCommand = &command{
 	name:    "analyze",
 	summary: "find the best moves of a position, with scores and expected lines",
-	usage:   "[--depth N | --time D] [--multipv K|all] [--verbose] [--variant V] [--max-laps L] <position>",
+	usage:   "[--depth N | --time D] [--multipv K|all] [--verbose] [--egtb DIR] [--variant V] [--max-laps L] <position>",
 	examples: []string{
 		"endodoi analyze '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0'",
 		"endodoi analyze --multipv all --depth 8 '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0'",
 		"endodoi analyze --time 10s --verbose start",
+		"endodoi analyze --egtb egtb '1,0,2,0,0,1/0,1,0,2,0,0 s 20 19'",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		var rf rulesFlags
@@ -32,6 +35,7 @@ var analyzeCommand = &command{
 		moveTime := fs.Duration("time", defaultAnalyzeTime, "search for this long (e.g. 500ms, 10s)")
 		multiPV := fs.String("multipv", "1", "how many best moves to show: a number, or all")
 		verbose := fs.Bool("verbose", false, "report each completed search depth on standard error")
+		egtbDir := fs.String("egtb", "", "directory of endgame databases (see 'endodoi egtb') to probe: exact values in the endgames they hold")
 		return func(ctx context.Context, env Env, args []string) error {
 			set := map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -65,7 +69,16 @@ var analyzeCommand = &command{
 			if *verbose {
 				progress = env.Stderr
 			}
-			return analyze(ctx, env.Stdout, progress, p, r, lim, k)
+			var tb *egtb.Tablebase
+			if *egtbDir != "" {
+				if tb, err = egtb.Open(*egtbDir, p.Holes(), r); err != nil && !errors.Is(err, egtb.ErrNotFound) {
+					return err
+				}
+				if tb == nil {
+					fmt.Fprintf(env.Stderr, "note: no endgame database for %d holes a row under %s in %s\n", p.Holes(), r, *egtbDir)
+				}
+			}
+			return analyze(ctx, env.Stdout, progress, p, r, lim, k, tb)
 		}
 	},
 }
@@ -84,7 +97,7 @@ func parseMultiPV(s string) (int, error) {
 
 // analyze prints the k best moves of p (all of them for k == 0). progress,
 // if not nil, receives a line per completed depth.
-func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rules.Rules, lim engine.Limits, k int) error {
+func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rules.Rules, lim engine.Limits, k int, tb *egtb.Tablebase) error {
 	mover := p.ToMove()
 	fmt.Fprintf(w, "position: %s\n", p)
 	fmt.Fprintf(w, "%s to move; captured so far: South %d, North %d\n", mover, p.Captured(rules.South), p.Captured(rules.North))
@@ -93,7 +106,20 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 		fmt.Fprintf(w, "%s\n", gameOverText(p, -1))
 		return nil
 	}
-	e, err := engine.New(engine.Config{Rules: r})
+	cfg := engine.Config{Rules: r}
+	if tb != nil {
+		cfg.Tablebase = tb
+		v, err := tb.Value(p)
+		switch {
+		case err == nil:
+			fmt.Fprintf(w, "tablebase: value %s for %s to move, %s\n", signed(v), p.ToMove(), egtb.Describe(p, v))
+		case errors.Is(err, egtb.ErrBeyond):
+			fmt.Fprintf(w, "tablebase: holds up to %d seeds on the board (this position has %d); probed in the search\n", tb.MaxSeeds(), p.OnBoard())
+		default:
+			return err
+		}
+	}
+	e, err := engine.New(cfg)
 	if err != nil {
 		return err
 	}

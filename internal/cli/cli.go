@@ -65,7 +65,7 @@ var commands map[string]*command
 
 func init() {
 	commands = map[string]*command{}
-	for _, c := range []*command{applyCommand, perftCommand, showCommand, replayCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand, serveCommand} {
+	for _, c := range []*command{applyCommand, perftCommand, showCommand, replayCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand, serveCommand, egtbCommand, solveCommand} {
 		commands[c.name] = c
 	}
 }

@@ -1,0 +1,53 @@
+package egtb
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// BenchmarkBuild solves every count up to 12 seeds on the 6-hole board in
+// memory (2,704,156 positions, South to move) and reports positions solved
+// per second.
+func BenchmarkBuild(b *testing.B) {
+	const holes, maxSeeds = 6, 12
+	var positions uint64
+	for i := 0; i < b.N; i++ {
+		if _, err := Build(context.Background(), Options{Holes: holes, MaxSeeds: maxSeeds, Rules: rules.DefaultRules()}); err != nil {
+			b.Fatal(err)
+		}
+		positions += CumulativeSize(holes, maxSeeds)
+	}
+	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
+}
+
+// BenchmarkProbe probes random positions of 6 holes a row with up to 12
+// seeds on the board, either side to move, from databases in memory.
+func BenchmarkProbe(b *testing.B) {
+	tb, err := Build(context.Background(), Options{Holes: 6, MaxSeeds: 12, Rules: rules.DefaultRules()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ps := make([]rules.Position, 4096)
+	for i := range ps {
+		cells := make([]int, 12)
+		for s := rng.IntN(13); s > 0; s-- {
+			cells[rng.IntN(12)]++
+		}
+		ps[i], _ = rules.NewPositionFromRows(cells[:6], cells[6:], rules.Side(rng.IntN(2)), 0, 0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	sum := 0
+	for i := 0; i < b.N; i++ {
+		v, ok := tb.Probe(&ps[i&4095])
+		if !ok {
+			b.Fatal("not held")
+		}
+		sum += v
+	}
+	_ = sum
+}

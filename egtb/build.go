@@ -1,0 +1,198 @@
+package egtb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// Options set up a build.
+type Options struct {
+	Holes    int         // holes a row
+	MaxSeeds int         // solve every count from 0 to this many seeds on the board
+	Rules    rules.Rules // the values depend on the variant and the lap cap
+	// Dir, if not empty, is where the counts are written, one file each, and
+	// where a build finds the counts an earlier, interrupted build finished.
+	Dir     string
+	Workers int // goroutines; 0 means GOMAXPROCS
+	// Depths keeps, in memory only, each position's plies of best play to
+	// the capture that realises its value, so that [Tablebase.PV] makes
+	// progress. It costs two bytes a position.
+	Depths bool
+	// Progress, if not nil, is called about five times a second from one
+	// goroutine, and once at the end.
+	Progress func(Progress)
+}
+
+// testHook, when set by a test, is called as each chunk of count n's work
+// is done.
+var testHook func(n int)
+
+// CountStats describes one count solved by a build.
+type CountStats struct {
+	Seeds     int
+	Positions uint64        // positions, South to move
+	Moves     uint64        // moves that stay within the count
+	Won, Lost uint64        // positions worth more than 0, less than 0
+	Time      time.Duration // time to solve it
+}
+
+// Progress reports how far a build has got.
+type Progress struct {
+	Seeds    int    // the count being solved (or loaded)
+	MaxSeeds int    // the last count
+	Loaded   int    // counts read from files finished by an earlier build
+	Done     uint64 // work done in this run, in position passes
+	Total    uint64 // work of this run in all (three passes a position)
+	Elapsed  time.Duration
+}
+
+// Remaining estimates the time left from the rate so far.
+func (p Progress) Remaining() (time.Duration, bool) {
+	if p.Done == 0 || p.Elapsed <= 0 {
+		return 0, false
+	}
+	rate := float64(p.Done) / p.Elapsed.Seconds()
+	return time.Duration(float64(p.Total-min(p.Done, p.Total)) / rate * float64(time.Second)), true
+}
+
+// Build solves every count from 0 to opt.MaxSeeds seeds on the board,
+// smallest first, and returns the databases, held in memory. With opt.Dir
+// set, each count is written to its file as soon as it is solved, and a
+// count whose file is already there and sound is read instead of solved: an
+// interrupted build resumes from the last finished count. A cancelled ctx
+// stops the build within a fraction of a second; the counts finished so
+// far stay on disk.
+func Build(ctx context.Context, opt Options) (*Tablebase, error) {
+	if opt.Holes < rules.MinHoles || opt.Holes > rules.MaxHoles {
+		return nil, fmt.Errorf("egtb: holes a row %d out of range (%d to %d)", opt.Holes, rules.MinHoles, rules.MaxHoles)
+	}
+	if opt.MaxSeeds < 0 || opt.MaxSeeds > MaxSeeds {
+		return nil, fmt.Errorf("egtb: max seeds %d out of range (0 to %d)", opt.MaxSeeds, MaxSeeds)
+	}
+	if err := opt.Rules.Validate(); err != nil {
+		return nil, fmt.Errorf("egtb: %w", err)
+	}
+	r := opt.Rules
+	r.MaxLaps = r.Laps()
+	workers := opt.Workers
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Dir != "" {
+		if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+			return nil, fmt.Errorf("egtb: %w", err)
+		}
+		removeTemps(opt.Dir, opt.Holes, r)
+	}
+	tb := newTablebase(opt.Holes, opt.MaxSeeds, r, "")
+	if opt.Dir != "" {
+		tb.dir = opt.Dir
+	}
+
+	// The work of this run: three passes over each count not on disk yet.
+	onDisk := make([]bool, opt.MaxSeeds+1)
+	var total atomic.Uint64
+	for n := 0; n <= opt.MaxSeeds; n++ {
+		if opt.Dir != "" && !opt.Depths {
+			if _, err := ReadHeader(filepath.Join(opt.Dir, FileName(opt.Holes, n, r))); err == nil {
+				onDisk[n] = true
+				continue
+			}
+		}
+		total.Add(3 * Size(opt.Holes, n))
+	}
+	var done atomic.Uint64
+	var seeds, loaded atomic.Int64
+	start := time.Now()
+	snapshot := func() Progress {
+		return Progress{Seeds: int(seeds.Load()), MaxSeeds: opt.MaxSeeds, Loaded: int(loaded.Load()),
+			Done: done.Load(), Total: total.Load(), Elapsed: time.Since(start)}
+	}
+	if opt.Progress != nil {
+		stop := make(chan struct{})
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-tick.C:
+					opt.Progress(snapshot())
+				case <-stop:
+					return
+				}
+			}
+		}()
+		defer func() {
+			close(stop)
+			<-finished
+			opt.Progress(snapshot())
+		}()
+	}
+
+	lower := make([][]int8, 0, opt.MaxSeeds+1)
+	for n := 0; n <= opt.MaxSeeds; n++ {
+		seeds.Store(int64(n))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if onDisk[n] {
+			values, err := readFile(filepath.Join(opt.Dir, FileName(opt.Holes, n, r)), opt.Holes, n, r)
+			if err == nil {
+				tb.set(n, &layer{values: values})
+				lower = append(lower, values)
+				loaded.Add(1)
+				continue
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				return nil, err
+			}
+			// A damaged file is solved again and replaced.
+			total.Add(3 * Size(opt.Holes, n))
+		}
+		began := time.Now()
+		values, depth, edges, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, func(d uint64) {
+			done.Add(d)
+			if testHook != nil {
+				testHook(n)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		st := CountStats{Seeds: n, Positions: uint64(len(values)), Moves: edges, Time: time.Since(began)}
+		for _, v := range values {
+			switch {
+			case v > 0:
+				st.Won++
+			case v < 0:
+				st.Lost++
+			}
+		}
+		tb.stats = append(tb.stats, st)
+		if opt.Dir != "" {
+			if err := writeFile(opt.Dir, Header{Holes: opt.Holes, Seeds: n, Rules: r}, values); err != nil {
+				return nil, err
+			}
+		}
+		tb.set(n, &layer{values: values, depth: depth})
+		lower = append(lower, values)
+		if Size(opt.Holes, n) >= 1<<22 {
+			// The count's working arrays (about 16 bytes a position)
+			// are garbage now: give them back before the next, larger
+			// count needs its own.
+			debug.FreeOSMemory()
+		}
+	}
+	return tb, nil
+}

@@ -1,0 +1,134 @@
+package egtb
+
+import (
+	"math/rand/v2"
+
+	"github.com/endodoi/endodoi/rules"
+	"slices"
+	"testing"
+)
+
+func TestRankUnrankRoundTrip(t *testing.T) {
+	for _, holes := range []int{2, 3, 4} {
+		for n := 0; n <= 7; n++ {
+			size := Size(holes, n)
+			board := make([]int, 2*holes)
+			want := make([]int, 2*holes)
+			if err := Unrank(board, n, 0); err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for r := uint64(0); r < size; r++ {
+				if got := Rank(board); got != r {
+					t.Fatalf("h%d n%d: rank of %v = %d, want %d", holes, n, board, got, r)
+				}
+				if err := Unrank(want, n, r); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(board, want) {
+					t.Fatalf("h%d n%d rank %d: stepping gives %v, unranking %v", holes, n, r, board, want)
+				}
+				sum := 0
+				for _, c := range board {
+					sum += c
+				}
+				if sum != n {
+					t.Fatalf("h%d n%d: board %v holds %d seeds", holes, n, board, sum)
+				}
+				key := string(rune(0)) + fmtBoard(board)
+				if seen[key] {
+					t.Fatalf("board %v twice", board)
+				}
+				seen[key] = true
+				if r+1 < size {
+					nextBoard(board)
+				}
+			}
+			if Unrank(board, n, size) == nil {
+				t.Errorf("h%d n%d: rank %d (the size) accepted", holes, n, size)
+			}
+		}
+	}
+}
+
+func fmtBoard(b []int) string {
+	s := make([]byte, len(b))
+	for i, c := range b {
+		s[i] = byte(c)
+	}
+	return string(s)
+}
+
+func TestSize(t *testing.T) {
+	for _, tc := range []struct {
+		holes, n int
+		want     uint64
+	}{
+		{2, 0, 1}, {2, 1, 4}, {2, 2, 10}, {6, 48, 279871768995}, {6, 20, 84672315}, {3, 24, 118755},
+	} {
+		if got := Size(tc.holes, tc.n); got != tc.want {
+			t.Errorf("Size(%d, %d) = %d, want %d", tc.holes, tc.n, got, tc.want)
+		}
+	}
+	var sum uint64
+	for n := 0; n <= 10; n++ {
+		sum += Size(5, n)
+	}
+	if got := CumulativeSize(5, 10); got != sum {
+		t.Errorf("CumulativeSize(5, 10) = %d, want %d", got, sum)
+	}
+}
+
+// TestSowMatchesRules plays every move of random boards with the
+// database's own sowing and with package rules, under both variants and
+// several lap caps (low ones make many moves endless).
+func TestSowMatchesRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 20000; trial++ {
+		holes := 2 + rng.IntN(7)
+		n := rng.IntN(60)
+		r := rules.Rules{Variant: rules.Variant(rng.IntN(2)), MaxLaps: []int{1, 2, 3, 7, 50, 1000}[rng.IntN(6)]}
+		cells := make([]int, 2*holes)
+		for s := 0; s < n; s++ {
+			cells[rng.IntN(2*holes)]++
+		}
+		p, err := rules.NewPositionFromRows(cells[:holes], cells[holes:], rules.South, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b board
+		for i, c := range cells {
+			b[i] = uint8(c)
+		}
+		if got, want := b.rank(holes), Rank(cells); got != want {
+			t.Fatalf("%s: rank %d, want %d", p, got, want)
+		}
+		for j := 0; j < holes; j++ {
+			if cells[j] == 0 {
+				continue
+			}
+			q, err := p.Play(rules.NewMove(rules.South, j), r)
+			c := b
+			gain, ok := c.sow(holes, j, r.Laps(), r.Variant == rules.Cross)
+			if ok != (err == nil) {
+				t.Fatalf("%s %s (%s): sow ok %v, rules error %v", p, rules.NewMove(rules.South, j), r, ok, err)
+			}
+			if !ok {
+				continue
+			}
+			if gain != q.Captured(rules.South) {
+				t.Fatalf("%s %s (%s): sow captures %d, rules %d", p, rules.NewMove(rules.South, j), r, gain, q.Captured(rules.South))
+			}
+			mirror := make([]int, 2*holes)
+			for i := 0; i < holes; i++ {
+				mirror[i], mirror[i+holes] = q.SeedsAt(i+holes), q.SeedsAt(i)
+				if int(c[i]) != q.SeedsAt(i) || int(c[i+holes]) != q.SeedsAt(i+holes) {
+					t.Fatalf("%s %s (%s): sow gives %v, rules %s", p, rules.NewMove(rules.South, j), r, c[:2*holes], q)
+				}
+			}
+			if got, want := c.mirrorRank(holes), Rank(mirror); got != want {
+				t.Fatalf("%s: mirror rank %d, want %d", q, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package egtb
+
+// board is a position's holes in sowing order, South to move. Seed counts
+// stay below 128, so a byte per hole is enough.
+type board [32]uint8
+
+// sow plays South's move from hole from on b under a lap cap and capture
+// rule, exactly as package rules does (docs/rules.md, rules 3 to 7 and
+// 12): relay sowing until the last seed of a lap falls into an empty hole,
+// whole rounds of a lap of 2H or more seeds added in one pass. It returns
+// the seeds captured and false if the sowing is endless (b is then
+// garbage). The tests check it against rules.Position.Play.
+func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
+	size := 2 * holes
+	pos := from
+	for lap := 1; ; lap++ {
+		seeds := int(b[pos&31])
+		b[pos&31] = 0
+		if seeds >= size {
+			rounds := uint8(seeds / size)
+			seeds -= int(rounds) * size
+			for i := 0; i < size; i++ {
+				b[i&31] += rounds
+			}
+			if seeds == 0 {
+				if b[pos&31] == 1 {
+					break
+				}
+				if lap >= maxLaps {
+					return 0, false
+				}
+				continue
+			}
+		}
+		end := pos + seeds
+		if end >= size {
+			end -= size
+		}
+		emptyBefore := b[end&31] == 0
+		if pos+seeds < size {
+			for i := pos + 1; i <= pos+seeds; i++ {
+				b[i&31]++
+			}
+		} else {
+			for i := pos + 1; i < size; i++ {
+				b[i&31]++
+			}
+			for i := 0; i <= end; i++ {
+				b[i&31]++
+			}
+		}
+		pos = end
+		if emptyBefore {
+			break
+		}
+		if lap >= maxLaps {
+			return 0, false
+		}
+	}
+	if pos < holes || cross {
+		opp := (size - 1 - pos) & 31
+		if c := b[opp]; c != 0 {
+			b[opp] = 0
+			b[pos&31] = 0
+			return int(c) + 1, true
+		}
+	}
+	return 0, true
+}
+
+// mirrorRank returns the rank of b's mirror image: the board as seen by
+// North, who is to move after South's move.
+func (b *board) mirrorRank(holes int) uint64 {
+	var r uint64
+	s := 0
+	i := 0
+	for j := holes; j < 2*holes; j++ {
+		s += int(b[j])
+		r += binom[s+i][i+1]
+		i++
+	}
+	for j := 0; j < holes-1; j++ {
+		s += int(b[j])
+		r += binom[s+i][i+1]
+		i++
+	}
+	return r
+}
+
+// rank returns the rank of b.
+func (b *board) rank(holes int) uint64 {
+	var r uint64
+	s := 0
+	for i := 0; i < 2*holes-1; i++ {
+		s += int(b[i])
+		r += binom[s+i][i+1]
+	}
+	return r
+}
+
+// next steps b to the board of the next rank, like nextBoard.
+func (b *board) next() {
+	j := 1
+	for b[j] == 0 {
+		j++
+	}
+	t := b[0]
+	b[0] = 0
+	b[j-1] = t + 1
+	b[j]--
+}
