@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
@@ -291,7 +292,12 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 	if l.game.Position().ToMove() != c.Side {
 		return errorf(http.StatusConflict, "it is not the computer's move")
 	}
-	e, err := newEngine(l.game.Rules())
+	// The strongest levels play endgames the databases hold perfectly.
+	var tb *egtb.Tablebase
+	if c.Level >= strongestLevels {
+		tb = s.tablebase(l.game.Position().Holes(), l.game.Rules())
+	}
+	e, err := newEngine(l.game.Rules(), tb)
 	if err != nil {
 		return err
 	}
@@ -357,11 +363,11 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	if err := notOver(l); err != nil {
 		return err
 	}
-	e, err := newEngine(l.game.Rules())
+	p := l.game.Position()
+	e, err := newEngine(l.game.Rules(), s.tablebase(p.Holes(), l.game.Rules()))
 	if err != nil {
 		return err
 	}
-	p := l.game.Position()
 	res, err := e.Search(r.Context(), p, history(l.game), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
 	if err != nil {
 		return err
@@ -437,7 +443,10 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	e, err := newEngine(g.Rules())
+	if sv := s.solved(p, g.Rules()); sv != nil {
+		out["solved"] = sv
+	}
+	e, err := newEngine(g.Rules(), s.tablebase(p.Holes(), g.Rules()))
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -43,6 +42,8 @@ type Server struct {
 
 	mu    sync.Mutex
 	games map[string]*sync.Mutex // one lock per game: its requests run one at a time
+
+	tb *tablebases // nil without endgame databases
 }
 
 // New returns a server over st.
@@ -176,10 +177,6 @@ func history(g *rules.Game) []rules.Position {
 		h[i] = g.PositionAt(i)
 	}
 	return h
-}
-
-func newEngine(r rules.Rules) (*engine.Engine, error) {
-	return engine.New(engine.Config{Rules: r, HashMiB: 16})
 }
 
 var rngMu sync.Mutex

@@ -4,11 +4,15 @@ package browsertest
 // evaluation, and moves played on it.
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/endodoi/endodoi/egtb"
 )
 
 // TestAnalysisBoard loads a position into the analysis board, reads the
@@ -98,4 +102,46 @@ func recordOfPlayedGame(t *testing.T, a *app, n int) (string, []string) {
 		t.Fatalf("exporting the record: status %d, %v: %s", resp.StatusCode, err, raw)
 	}
 	return string(raw), g.Moves
+}
+
+// TestAnalysisSolved: with endgame databases on the server, the analysis
+// board states the outcome of best play, and after a move it still does.
+func TestAnalysisSolved(t *testing.T) {
+	tables := t.TempDir()
+	if _, err := egtb.Build(context.Background(), egtb.Options{Holes: 3, MaxSeeds: 8, Dir: tables}); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{t: t, dbPath: filepath.Join(t.TempDir(), "games.db"), tables: tables}
+	a.start()
+	t.Cleanup(a.stop)
+	p := openPage(t, a, desktop)
+	p.open("#/analysis")
+	p.setSpeed("instant")
+	p.setField("#an-input", "1,1,1/1,1,1 s 0 0")
+	p.click("#an-load")
+	p.waitFor("the verdict", `document.querySelector("#an-eval").textContent.startsWith("Solved")`)
+	var res struct {
+		Solved struct{ Text string }
+	}
+	a.api("POST", "/api/analyze", `{"position": "1,1,1/1,1,1 s 0 0"}`, http.StatusOK, &res)
+	got, want := p.text("#an-eval"), strings.TrimPrefix(res.Solved.Text, "solved: ")
+	if !strings.Contains(got, want) {
+		t.Errorf("#an-eval says %q; the databases say %q", got, res.Solved.Text)
+	}
+	// A move after which the game goes on.
+	move := ""
+	for _, m := range p.legalOf(analysisBoard, "") {
+		var after struct{ Status string }
+		a.api("POST", "/api/position", `{"position": "1,1,1/1,1,1 s 0 0", "moves": ["`+m+`"]}`, http.StatusOK, &after)
+		if after.Status == "playing" {
+			move = m
+			break
+		}
+	}
+	if move == "" {
+		t.Fatal("every move ends the game")
+	}
+	p.click(holeOf(analysisBoard, move))
+	p.waitIdle()
+	p.waitFor("the verdict after a move", `document.querySelector("#an-eval").textContent.startsWith("Solved")`)
 }

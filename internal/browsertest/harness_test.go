@@ -57,6 +57,7 @@ type app struct {
 	dbPath string
 	st     *store.Store
 	srv    *httptest.Server
+	tables string // endgame databases' folder, if any
 }
 
 // startApp starts the application on a fresh database; it is stopped when
@@ -77,7 +78,11 @@ func (a *app) start() {
 	}
 	log := slog.New(slog.NewTextHandler(testWriter{a.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	mux := http.NewServeMux()
-	mux.Handle("/api/", server.New(st, log))
+	api := server.New(st, log)
+	if a.tables != "" {
+		api.UseTablebases(a.tables)
+	}
+	mux.Handle("/api/", api)
 	mux.Handle("/", web.Handler())
 	a.st, a.srv = st, httptest.NewServer(mux)
 }

@@ -27,7 +27,7 @@ const DefaultAddr = "127.0.0.1:8080"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "play in the browser: start the game's web server (the default command)",
-	usage:   "[--addr host:port] [--data folder]",
+	usage:   "[--addr host:port] [--data folder] [--egtb folder]",
 	examples: []string{
 		"endodoi serve",
 		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
@@ -36,11 +36,15 @@ var serveCommand = &command{
 	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
 		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
 		data := fs.String("data", defaultDataDir(), "`folder` for the games database (games.db)")
+		tables := fs.String("egtb", "", "`folder` of endgame databases (endodoi egtb build) for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			return serve(ctx, env, *addr, *data)
+			if *tables == "" {
+				*tables = filepath.Join(*data, "egtb")
+			}
+			return serve(ctx, env, *addr, *data, *tables)
 		}
 	},
 }
@@ -66,7 +70,7 @@ func defaultDataDir() string {
 
 // serve runs the browser game until ctx is cancelled or the process is
 // interrupted, then lets the requests in flight finish.
-func serve(ctx context.Context, env Env, addr, data string) error {
+func serve(ctx context.Context, env Env, addr, data, tables string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(data, 0o755); err != nil {
@@ -80,7 +84,13 @@ func serve(ctx context.Context, env Env, addr, data string) error {
 	defer st.Close()
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	mux := http.NewServeMux()
-	mux.Handle("/api/", server.New(st, log))
+	api := server.New(st, log)
+	_, err = os.Stat(tables)
+	useTables := err == nil
+	if useTables {
+		api.UseTablebases(tables)
+	}
+	mux.Handle("/api/", api)
 	mux.Handle("/", web.Handler())
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -95,6 +105,9 @@ func serve(ctx context.Context, env Env, addr, data string) error {
 	}
 	fmt.Fprintf(env.Stdout, "endodoi: play at http://%s/\n", browserAddr(ln.Addr()))
 	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", dbPath)
+	if useTables {
+		fmt.Fprintf(env.Stdout, "endodoi: endgame databases from %s\n", tables)
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -4,7 +4,7 @@
 
 import { api } from "./api.js";
 import { Board } from "./board.js";
-import { t } from "./i18n.js";
+import { t, num } from "./i18n.js";
 import { parsePosition, startPosition, indexOf, ownerOf, letterOf } from "./rules.js";
 import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
@@ -177,6 +177,13 @@ function renderEvaluation() {
   }
   const best = evaluation.lines[0];
   out.textContent = best ? evalText(best.final, best.exact) : "";
+  // With endgame databases on the server, the exact outcome of best play.
+  const solved = evaluation.solved;
+  if (solved) {
+    const n = num(Math.abs(solved.south));
+    out.textContent =
+      solved.south > 0 ? t("analysis.solvedSouth", { n }) : solved.south < 0 ? t("analysis.solvedNorth", { n }) : t("analysis.solvedDraw");
+  }
   for (const l of evaluation.lines) {
     const li = el("li", "line");
     li.append(el("span", "line-eval", t("eval.line", { move: l.move, eval: evalText(l.final, l.exact) })));
