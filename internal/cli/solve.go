@@ -192,22 +192,26 @@ func solveBySearch(ctx context.Context, w io.Writer, p rules.Position, r rules.R
 		return printSolution(w, tb, p, v, "")
 	}
 	start := time.Now()
-	e, err := engine.New(engine.Config{Rules: r, Tablebase: tb, HashMiB: 256, Threads: max(1, min(opt.workers, 2))})
+	e, err := engine.New(engine.Config{Rules: r, Tablebase: tb, HashMiB: 256})
 	if err != nil {
 		return err
 	}
-	res, err := e.Search(ctx, p, nil, engine.Limits{MoveTime: opt.searchTime / 2}, nil)
-	if err != nil {
-		return err
+	// The engine's search and the bounds run side by side, one core each.
+	// The bounds, deeper and deeper until they meet, are a second,
+	// independent proof (no transposition table) when the engine proves
+	// the value, and the best that is known when it does not; once they
+	// meet, the engine's search is not needed any more.
+	sctx, stopSearch := context.WithCancel(ctx)
+	defer stopSearch()
+	type searched struct {
+		res engine.Result
+		err error
 	}
-	fmt.Fprintf(w, "engine search: depth %d, %d nodes, %v, score %s%s\n", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond),
-		res.Score, map[bool]string{true: " (exact)", false: " (estimate)"}[res.Exact])
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted")
-	}
-	// Bounds, deeper and deeper, until they meet or the time is up: a second,
-	// independent proof (no transposition table) when the engine proved
-	// the value, the best that is known when it did not.
+	done := make(chan searched, 1)
+	go func() {
+		res, err := e.Search(sctx, p, nil, engine.Limits{MoveTime: opt.searchTime}, nil)
+		done <- searched{res, err}
+	}()
 	bctx, cancel := context.WithDeadline(ctx, start.Add(opt.searchTime))
 	defer cancel()
 	n := p.OnBoard()
@@ -223,9 +227,19 @@ func solveBySearch(ctx context.Context, w io.Writer, p rules.Position, r rules.R
 		fmt.Fprintf(w, "bounds at depth %d: %s to %s (%d nodes, %v)\n", d, signed(min(a, b)), signed(max(a, b)),
 			nodes, time.Since(began).Round(time.Millisecond))
 	}
+	if lo == hi {
+		stopSearch()
+	}
+	got := <-done
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted")
 	}
+	res := got.res
+	if got.err != nil && !errors.Is(got.err, context.Canceled) {
+		return got.err
+	}
+	fmt.Fprintf(w, "engine search: depth %d, %d nodes, %v, score %s%s\n", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond),
+		res.Score, map[bool]string{true: " (exact)", false: " (estimate)"}[res.Exact])
 	exact := res.Exact && res.Score%engine.Seed == 0
 	v := int(res.Score / engine.Seed)
 	switch {
