@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
 )
 
 // languages are the values of #lang.
@@ -193,5 +196,30 @@ func TestNoConsoleErrorsOnEveryPage(t *testing.T) {
 	}
 	for where, found := range problems {
 		t.Errorf("%s shows untranslated text:\n\t%s", where, strings.Join(found, "\n\t"))
+	}
+}
+
+// TestBrowserLanguageIsTheDefault: a browser that prefers a language the
+// page has (after one it has not) opens the page in it; without a
+// supported one the page is in English.
+func TestBrowserLanguageIsTheDefault(t *testing.T) {
+	a := startApp(t)
+	for _, tc := range []struct{ accept, want string }{
+		{"de-DE,sw-TZ;q=0.9,en;q=0.8", "sw"},
+		{"cs", "cs"},
+		{"de,fr", "en"},
+	} {
+		p := openPage(t, a, desktop)
+		ua := eval[string](p, `navigator.userAgent`)
+		if _, err := chromedp.Call(p.ctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua, AcceptLanguage: tc.accept}); err != nil {
+			t.Fatal(err)
+		}
+		p.open("#/rules")
+		if got := p.attr("html", "lang"); got != tc.want {
+			t.Errorf("browser languages %q: the page is in %q, want %q", tc.accept, got, tc.want)
+		}
+		if got := p.value("#lang"); got != tc.want {
+			t.Errorf("browser languages %q: the picker shows %q, want %q", tc.accept, got, tc.want)
+		}
 	}
 }
