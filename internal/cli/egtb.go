@@ -107,12 +107,22 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // progressBar draws a one-line progress bar with an estimate of the time
-// left on w, redrawing it in place.
+// left on w, redrawing it in place on a terminal; on a file or a pipe it
+// writes a line every progressEvery instead, so that a log stays short.
 // It is safe for concurrent use.
 type progressBar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	drawn bool
+	mu      sync.Mutex
+	w       io.Writer
+	tty     bool
+	drawn   bool
+	printed time.Duration // elapsed time of the last line, off a terminal
+}
+
+// progressEvery is how often the progress is written off a terminal.
+const progressEvery = 15 * time.Second
+
+func newProgressBar(w io.Writer) *progressBar {
+	return &progressBar{w: w, tty: isTerminal(w)}
 }
 
 func (b *progressBar) draw(label string, done, total uint64, elapsed time.Duration) {
@@ -132,6 +142,15 @@ func (b *progressBar) draw(label string, done, total uint64, elapsed time.Durati
 		left := time.Duration(float64(elapsed) * (1 - frac) / max(frac, 1e-9))
 		eta = left.Round(time.Second).String()
 	}
+	if !b.tty {
+		if b.drawn && elapsed-b.printed < progressEvery {
+			return
+		}
+		b.printed = elapsed
+		fmt.Fprintf(b.w, "%5.1f%%  %s  elapsed %v  left %s\n", 100*frac, label, elapsed.Round(time.Second), eta)
+		b.drawn = true
+		return
+	}
 	fmt.Fprintf(b.w, "\r[%s%s] %5.1f%%  %s  elapsed %v  left %s   ", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
 		100*frac, label, elapsed.Round(time.Second), eta)
 	b.drawn = true
@@ -140,16 +159,16 @@ func (b *progressBar) draw(label string, done, total uint64, elapsed time.Durati
 func (b *progressBar) end() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.w != nil && b.drawn {
+	if b.w != nil && b.drawn && b.tty {
 		fmt.Fprintln(b.w)
-		b.drawn = false
 	}
+	b.drawn = false
 }
 
 func egtbBuild(ctx context.Context, env Env, progress io.Writer, opt egtb.Options) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	bar := &progressBar{w: progress}
+	bar := newProgressBar(progress)
 	var last egtb.Progress
 	opt.Progress = func(p egtb.Progress) {
 		last = p
@@ -283,7 +302,7 @@ func egtbVerify(ctx context.Context, env Env, progress io.Writer, dir string, ho
 	for n := lo; n <= hi; n++ {
 		total += egtb.Size(holes, n)
 	}
-	bar := &progressBar{w: progress}
+	bar := newProgressBar(progress)
 	var done atomic.Uint64
 	start := time.Now()
 	bad := 0

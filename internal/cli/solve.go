@@ -112,7 +112,7 @@ func solve(ctx context.Context, w, progress io.Writer, p rules.Position, r rules
 	positions := egtb.CumulativeSize(holes, n)
 	fmt.Fprintf(w, "method: retrograde analysis of every position with up to %d seeds on the board: %d positions with South to move (as many with North, their mirror images)\n",
 		n, positions)
-	bar := &progressBar{w: progress}
+	bar := newProgressBar(progress)
 	start := time.Now()
 	tb, err := egtb.Build(ctx, egtb.Options{Holes: holes, MaxSeeds: n, Rules: r, Dir: opt.dir, Workers: opt.workers, Depths: true,
 		Progress: func(pr egtb.Progress) {
