@@ -94,17 +94,3 @@ func Unrank(board []int, n int, rank uint64) error {
 	board[0] = next
 	return nil
 }
-
-// nextBoard steps board to the board of the next rank with the same seeds:
-// the successor in the combinatorial number system. It must not be called
-// on the last board (all seeds in hole 0).
-func nextBoard(board []int) {
-	j := 1
-	for board[j] == 0 {
-		j++
-	}
-	t := board[0]
-	board[0] = 0
-	board[j-1] = t + 1
-	board[j]--
-}

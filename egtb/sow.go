@@ -98,7 +98,9 @@ func (b *board) rank(holes int) uint64 {
 	return r
 }
 
-// next steps b to the board of the next rank, like nextBoard.
+// next steps b to the board of the next rank with the same seeds: the
+// successor in the combinatorial number system. It must not be called on
+// the last board (all seeds in hole 0).
 func (b *board) next() {
 	j := 1
 	for b[j] == 0 {
