@@ -116,7 +116,7 @@ func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.create(w, r, sg)
+	s.create(w, r, sg, nil)
 }
 
 // newSeries stores the series that the request starts.
@@ -130,16 +130,13 @@ func (s *Server) newSeries(ctx context.Context, req *newGameRequest) (string, er
 	return s.store.CreateSeries(ctx, req.Series)
 }
 
-// create stores a new game and answers with it.
-func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game) {
-	g, err := rules.NewGame(sg.Start, sg.Rules)
-	if err != nil {
-		s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
-		return
-	}
-	for i, m := range sg.Moves {
-		if err := g.Play(m); err != nil {
-			s.fail(w, r, errorf(http.StatusUnprocessableEntity, "move %d: %v", i+1, err))
+// create stores a new game and answers with it. g is the game sg's moves
+// lead to, already replayed, or nil for a game with no moves yet.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, g *rules.Game) {
+	if g == nil {
+		var err error
+		if g, err = rules.NewGame(sg.Start, sg.Rules); err != nil {
+			s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
 			return
 		}
 	}
@@ -178,12 +175,12 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 
 // importGame stores a game from a record, in the text or the JSON form.
 func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
-	rec, _, err := readRecord(w, r)
+	rec, g, err := readRecord(w, r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.create(w, r, &store.Game{South: rec.South, North: rec.North, Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves})
+	s.create(w, r, &store.Game{South: rec.South, North: rec.North, Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves}, g)
 }
 
 // gameHandler answers a request about one game, which it is given loaded;

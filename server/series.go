@@ -81,7 +81,7 @@ func (s *Server) nextGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.create(w, r, sg)
+	s.create(w, r, sg, nil)
 }
 
 func (s *Server) next(ctx context.Context, id string) (*store.Game, error) {
