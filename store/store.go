@@ -1,7 +1,13 @@
 // Package store keeps games and series in an SQLite database (through a
-// pure-Go driver, so no C compiler is needed). Every change is a committed
-// transaction before the call returns: after a crash or a restart, games
-// continue where they were.
+// pure-Go driver, so no C compiler is needed). Every change is committed,
+// and synced to the disk, before the call returns: after a crash or a
+// restart, games continue where they were.
+//
+// One goroutine writes: it gathers the changes that callers ask for at the
+// same moment into one transaction, each change in a savepoint of its own
+// so that one change's failure undoes only that change, and pays for one
+// sync for all of them. Reads use a pool of other connections, which WAL
+// mode lets read while the writer writes.
 //
 // The store keeps what was played, not whether it was legal: callers replay
 // a game with package rules before they append a move.
@@ -14,21 +20,20 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/endodoi/endodoi/rules"
-)
-
-// Errors the store returns; test for them with errors.Is.
-var (
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: the game has changed since the caller read it (another
-	// move or a takeback came first).
-	ErrConflict = errors.New("the game has changed meanwhile")
 )
 
 // Computer says which side the computer plays in a game, and at what
@@ -52,6 +57,9 @@ type Game struct {
 	// "1/2-1/2" or "*" while the game goes on. The caller keeps it up to
 	// date with AppendMove and Truncate.
 	Result string
+	// ImportKey identifies an imported game, so that importing it again
+	// finds the stored one (see CreateGame); empty for other games.
+	ImportKey string
 }
 
 // Summary is a game in a listing.
@@ -76,64 +84,216 @@ type Series struct {
 
 // Store is an open database. It is safe for concurrent use.
 type Store struct {
-	db *sql.DB
+	path     string
+	version  int    // the schema version
+	keyCol   string // the import key column, or NULL before version 2
+	readOnly bool
+
+	r *sql.DB // the readers' pool
+
+	// The writer's connection and its statements; nil when read-only.
+	w       *sql.DB
+	wc      *sql.Conn
+	stmts   *statements
+	queue   chan *write
+	stopped chan struct{} // closed when the writer has returned
+
+	mu       sync.RWMutex // guards closed against the writes being queued
+	closed   bool
+	sending  sync.WaitGroup // writes being handed to the writer
+	failures atomic.Int64
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS series (
-	id      TEXT PRIMARY KEY,
-	created TEXT NOT NULL,
-	target  INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-	id             TEXT PRIMARY KEY,
-	created        TEXT NOT NULL,
-	updated        TEXT NOT NULL,
-	south          TEXT NOT NULL,
-	north          TEXT NOT NULL,
-	start          TEXT NOT NULL,
-	variant        TEXT NOT NULL,
-	max_laps       INTEGER NOT NULL,
-	computer_side  TEXT NOT NULL,
-	computer_level INTEGER NOT NULL,
-	series_id      TEXT REFERENCES series(id),
-	result         TEXT NOT NULL,
-	moves          INTEGER NOT NULL,
-	touched        INTEGER NOT NULL -- store-wide order of the last change
-);
-CREATE INDEX IF NOT EXISTS games_touched ON games(touched);
-CREATE INDEX IF NOT EXISTS games_series ON games(series_id, created);
-CREATE TABLE IF NOT EXISTS moves (
-	game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-	ply     INTEGER NOT NULL,
-	move    TEXT NOT NULL,
-	PRIMARY KEY (game_id, ply)
-);
-`
+// maxBatch bounds the writes one transaction carries, so that a long queue
+// does not keep the first ones waiting for one huge commit.
+const maxBatch = 256
 
-// Open opens the database file at path, creating it and its tables if
-// needed.
-func Open(ctx context.Context, path string) (*Store, error) {
+// uri returns the SQLite URI of the database file at path with the given
+// parameters.
+func uri(path string, params ...string) string {
+	// SQLite decodes %XX in a file: URI, and ? or # would end the path.
+	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 	q := url.Values{}
-	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)"} {
-		q.Add("_pragma", p)
+	for _, kv := range params {
+		k, v, _ := strings.Cut(kv, "=")
+		q.Add(k, v)
 	}
-	// Write transactions take the write lock when they begin, so that two
-	// of them never both read and then fail to upgrade.
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	return "file:" + p + "?" + q.Encode()
+}
+
+// roURI opens path for reading only, writing nothing, not even the -wal
+// and -shm files SQLite makes beside a WAL database: when there is no
+// -wal file no program has the database open, and the file alone is the
+// database, so SQLite may read it as immutable.
+func roURI(path string, params ...string) string {
+	params = append(params, "mode=ro")
+	if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
+		params = append(params, "immutable=1")
+	}
+	return uri(path, params...)
+}
+
+// Open opens the database file at path, creating it if needed, and brings
+// its schema up to date. It refuses, writing nothing, a file it cannot
+// write (ErrReadOnly), a damaged file (ErrDamaged), and a file made by a
+// newer version of the program.
+func Open(ctx context.Context, path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
+	path = abs
+	fi, err := os.Stat(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	if err := checkWritable(path); err != nil {
+		return nil, err
+	}
+	if exists && fi.Size() > 0 {
+		v, problems, err := inspect(ctx, path, 5)
+		if err != nil {
+			return nil, err
+		}
+		if len(problems) > 0 {
+			return nil, damagedError(path, problems)
+		}
+		if v > latestVersion {
+			return nil, newerError(path, v)
+		}
+	}
+
+	s := &Store{path: path, version: latestVersion, keyCol: "import_key"}
+	s.w, err = sql.Open("sqlite", uri(path, "_pragma=busy_timeout(100)", "_pragma=foreign_keys(1)",
+		"_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)"))
+	if err == nil {
+		s.w.SetMaxOpenConns(1)
+		s.w.SetMaxIdleConns(1)
+		s.w.SetConnMaxLifetime(0)
+		s.w.SetConnMaxIdleTime(0)
+		s.wc, err = s.w.Conn(ctx)
+	}
+	if err == nil {
+		err = migrate(ctx, s.wc, path, latestVersion)
+	}
+	if err == nil {
+		s.stmts, err = prepare(ctx, s.wc)
+	}
+	if err == nil {
+		// Readers may not write, by mistake or otherwise: only the writer
+		// does, so that writes never wait for each other's locks.
+		s.r, err = sql.Open("sqlite", uri(path, "_pragma=busy_timeout(5000)", "_pragma=query_only(1)"))
+	}
+	if err == nil {
+		n := 2*runtime.GOMAXPROCS(0) + 2
+		s.r.SetMaxOpenConns(n)
+		s.r.SetMaxIdleConns(n)
+		err = s.r.PingContext(ctx)
+	}
+	if err != nil {
+		s.closeDBs()
+		if hasCode(err, sqlite3.SQLITE_READONLY) {
+			return nil, fmt.Errorf("opening %s: %w: %w", path, ErrReadOnly, err)
+		}
+		if isDamage(err) {
+			return nil, damagedError(path, []string{err.Error()})
+		}
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	s.queue = make(chan *write, maxBatch)
+	s.stopped = make(chan struct{})
+	go s.run()
+	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// OpenReadOnly opens the database at path for reading, writing nothing to
+// it: no schema update, no -wal or -shm files when no other program has it
+// open. It opens a damaged file too, so that Check can report on it.
+// Writes return ErrReadOnly.
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	path = abs
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("opening %s: a folder, not a database file", path)
+	}
+	r, err := sql.Open("sqlite", roURI(path, "_pragma=busy_timeout(5000)"))
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(2*runtime.GOMAXPROCS(0) + 2)
+	s := &Store{path: path, r: r, readOnly: true, keyCol: "import_key"}
+	s.version, err = schemaVersion(ctx, r)
+	if err != nil {
+		// A damaged file may not even tell its version; Check says why.
+		s.version = -1
+	}
+	if s.version < 2 {
+		s.keyCol = "NULL"
+	}
+	return s, nil
+}
+
+// Path returns the database file's absolute path.
+func (s *Store) Path() string { return s.path }
+
+// Version returns the database's schema version, or -1 when it could not
+// be read (a damaged file opened with OpenReadOnly).
+func (s *Store) Version() int { return s.version }
+
+// WriteFailures returns how many writes failed since Open for a reason
+// other than the data (ErrConflict, ErrNotFound, ErrExists): a full disk,
+// a lock held elsewhere, a damaged file. Zero means every write the store
+// accepted is in the database.
+func (s *Store) WriteFailures() int64 { return s.failures.Load() }
+
+// Close finishes the writes already asked for, then closes the database.
+// Writes asked for afterwards fail.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	if s.queue != nil {
+		s.sending.Wait()
+		close(s.queue)
+		<-s.stopped
+	}
+	return s.closeDBs()
+}
+
+func (s *Store) closeDBs() error {
+	var errs []error
+	// The readers first: the last connection to close moves the WAL into
+	// the database file and removes it, and a query_only one cannot.
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	if s.stmts != nil {
+		// A connection with statements open stays open after Close.
+		errs = append(errs, s.stmts.close())
+	}
+	if s.wc != nil {
+		errs = append(errs, s.wc.Close())
+	}
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("closing %s: %w", s.path, err)
+	}
+	return nil
+}
 
 func newID() string {
 	var b [8]byte
@@ -141,184 +301,232 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// ValidID reports whether id has the form of the store's game and series
+// IDs, 16 lowercase hexadecimal digits, so that callers can refuse any
+// other at once.
+func ValidID(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
+func parseTime(what, text string) (time.Time, error) {
+	t, err := time.Parse(timeFormat, text)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: stored time %q: %w", what, text, err)
+	}
+	return t, nil
+}
+
 // CreateSeries starts a series to target wins and returns its ID.
 func (s *Store) CreateSeries(ctx context.Context, target int) (string, error) {
 	id := newID()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO series (id, created, target) VALUES (?, ?, ?)`,
-		id, now().Format(timeFormat), target)
+	err := s.write(ctx, "creating a series", func(t *wtx) error {
+		return t.insertSeries(id, now(), target)
+	})
 	if err != nil {
-		return "", fmt.Errorf("creating a series: %w", err)
+		return "", err
 	}
 	return id, nil
 }
 
+// CreateSeriesGame starts a series to target wins with g as its first game,
+// both or neither, and sets g.SeriesID, g.ID, g.Created and g.Updated.
+func (s *Store) CreateSeriesGame(ctx context.Context, target int, g *Game) error {
+	g.SeriesID = newID()
+	prepareGame(g)
+	return s.write(ctx, "creating a series", func(t *wtx) error {
+		if err := t.insertSeries(g.SeriesID, g.Created, target); err != nil {
+			return err
+		}
+		return t.insertGame(g)
+	})
+}
+
 // CreateGame stores a new game with its moves and sets g.ID, g.Created and
-// g.Updated.
+// g.Updated. When g.ImportKey is set and a game with that key is stored
+// already, it stores nothing, sets g.ID to that game's ID and returns an
+// error wrapping ErrExists.
 func (s *Store) CreateGame(ctx context.Context, g *Game) error {
+	prepareGame(g)
+	return s.write(ctx, "creating a game", func(t *wtx) error { return t.insertGame(g) })
+}
+
+func prepareGame(g *Game) {
 	g.ID = newID()
 	g.Created = now()
 	g.Updated = g.Created
 	if g.Result == "" {
 		g.Result = "*"
 	}
-	side, level := "", 0
-	if g.Computer != nil {
-		side, level = string(g.Computer.Side.Letter()), g.Computer.Level
-	}
-	var series any
-	if g.SeriesID != "" {
-		series = g.SeriesID
-	}
-	return s.tx(ctx, "creating a game", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO games (id, created, updated, south, north, start, variant,
-			max_laps, computer_side, computer_level, series_id, result, moves, touched)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?, (SELECT COALESCE(MAX(touched), 0) + 1 FROM games))`,
-			g.ID, g.Created.Format(timeFormat), g.Updated.Format(timeFormat), g.South, g.North, g.Start.String(),
-			g.Rules.Variant.String(), g.Rules.Laps(), side, level, series, g.Result, len(g.Moves))
-		if err != nil {
-			if strings.Contains(err.Error(), "FOREIGN KEY") {
-				return fmt.Errorf("series %s: %w", g.SeriesID, ErrNotFound)
-			}
-			return err
-		}
-		return insertMoves(ctx, tx, g.ID, 0, g.Moves)
-	})
-}
-
-func insertMoves(ctx context.Context, tx *sql.Tx, id string, from int, moves []rules.Move) error {
-	for i, m := range moves {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO moves (game_id, ply, move) VALUES (?, ?, ?)`,
-			id, from+i, m.String()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// tx runs f in a transaction and commits it.
-func (s *Store) tx(ctx context.Context, what string, f func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if err := f(tx); err != nil {
-		tx.Rollback()
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
-			return err
-		}
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
 }
 
 // AppendMove adds move number ply (counted from 0) to game id and sets its
 // result. It returns ErrConflict unless the game has exactly ply moves.
 func (s *Store) AppendMove(ctx context.Context, id string, ply int, m rules.Move, result string) error {
-	return s.tx(ctx, "storing a move", func(tx *sql.Tx) error {
-		if err := checkPly(ctx, tx, id, ply); err != nil {
+	updated := now()
+	return s.write(ctx, "storing a move", func(t *wtx) error {
+		if err := t.setMoves(id, ply, ply+1, result, updated); err != nil {
 			return err
 		}
-		if err := insertMoves(ctx, tx, id, ply, []rules.Move{m}); err != nil {
-			return err
-		}
-		return setMoves(ctx, tx, id, ply+1, result)
+		return t.insertMoves(id, ply, []rules.Move{m})
 	})
 }
 
 // Truncate takes back the moves of game id from number ply on, for a game
 // that has exactly had moves, and sets its result.
 func (s *Store) Truncate(ctx context.Context, id string, had, ply int, result string) error {
-	return s.tx(ctx, "taking back moves", func(tx *sql.Tx) error {
-		if err := checkPly(ctx, tx, id, had); err != nil {
+	if ply < 0 || ply > had {
+		return fmt.Errorf("taking back to move %d of a game of %d moves: out of range", ply, had)
+	}
+	updated := now()
+	return s.write(ctx, "taking back moves", func(t *wtx) error {
+		if err := t.setMoves(id, had, ply, result, updated); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM moves WHERE game_id = ? AND ply >= ?`, id, ply); err != nil {
-			return err
-		}
-		return setMoves(ctx, tx, id, ply, result)
+		_, err := t.s.stmts.deleteMoves.ExecContext(t.ctx, id, ply)
+		return err
 	})
 }
 
-func checkPly(ctx context.Context, tx *sql.Tx, id string, ply int) error {
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT moves FROM games WHERE id = ?`, id).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("game %s: %w", id, ErrNotFound)
-	}
+// read runs f in a read transaction, so that what it reads in several
+// queries is one state of the database.
+func (s *Store) read(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
-	if n != ply {
-		return fmt.Errorf("game %s has %d moves, not %d: %w", id, n, ply, ErrConflict)
-	}
-	return nil
-}
-
-func setMoves(ctx context.Context, tx *sql.Tx, id string, n int, result string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE games SET moves = ?, result = ?, updated = ?,
-		touched = (SELECT MAX(touched) + 1 FROM games) WHERE id = ?`, n, result, now().Format(timeFormat), id)
-	return err
+	defer tx.Rollback()
+	return f(tx)
 }
 
 // Game returns game id with its moves.
 func (s *Store) Game(ctx context.Context, id string) (*Game, error) {
-	g := &Game{ID: id}
-	var created, updated, start, variant, side string
-	var maxLaps, level, n int
-	var series sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT created, updated, south, north, start, variant, max_laps,
-		computer_side, computer_level, series_id, result, moves FROM games WHERE id = ?`, id).Scan(
-		&created, &updated, &g.South, &g.North, &start, &variant, &maxLaps, &side, &level, &series, &g.Result, &n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("game %s: %w", id, ErrNotFound)
-	}
+	var g *Game
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		g, err = s.game(ctx, tx, `id = ?`, id)
+		return err
+	})
 	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("game %s: %w", id, ErrNotFound)
+		}
 		return nil, fmt.Errorf("reading game %s: %w", id, err)
 	}
-	g.Created, _ = time.Parse(timeFormat, created)
-	g.Updated, _ = time.Parse(timeFormat, updated)
+	return g, nil
+}
+
+// GameByImportKey returns the game stored under import key key.
+func (s *Store) GameByImportKey(ctx context.Context, key string) (*Game, error) {
+	var g *Game
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		g, err = s.game(ctx, tx, s.keyCol+` = ?`, key)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("game with import key %q: %w", key, ErrNotFound)
+		}
+		return nil, fmt.Errorf("reading the game with import key %q: %w", key, err)
+	}
+	return g, nil
+}
+
+// game reads the game that where selects, with its moves.
+func (s *Store) game(ctx context.Context, tx *sql.Tx, where string, arg any) (*Game, error) {
+	g := &Game{}
+	var created, updated, start, variant, side string
+	var maxLaps, level, n int
+	var series, key sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT id, created, updated, south, north, start, variant, max_laps,
+		computer_side, computer_level, series_id, result, moves, `+s.keyCol+` FROM games WHERE `+where, arg).Scan(
+		&g.ID, &created, &updated, &g.South, &g.North, &start, &variant, &maxLaps, &side, &level, &series, &g.Result, &n, &key)
+	if err != nil {
+		return nil, err
+	}
+	what := "game " + g.ID
+	if g.Created, err = parseTime(what, created); err != nil {
+		return nil, err
+	}
+	if g.Updated, err = parseTime(what, updated); err != nil {
+		return nil, err
+	}
 	g.SeriesID = series.String
+	g.ImportKey = key.String
 	if g.Start, err = rules.ParsePosition(start); err != nil {
-		return nil, fmt.Errorf("game %s: stored start: %w", id, err)
+		return nil, fmt.Errorf("%s: stored start: %w", what, err)
 	}
 	if g.Rules.Variant, err = rules.ParseVariant(variant); err != nil {
-		return nil, fmt.Errorf("game %s: stored variant: %w", id, err)
+		return nil, fmt.Errorf("%s: stored variant: %w", what, err)
 	}
 	g.Rules.MaxLaps = maxLaps
-	if side != "" {
+	switch side {
+	case "":
+	case "s", "n":
 		g.Computer = &Computer{Side: rules.South, Level: level}
 		if side == "n" {
 			g.Computer.Side = rules.North
 		}
+	default:
+		return nil, fmt.Errorf("%s: stored computer side %q", what, side)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT move FROM moves WHERE game_id = ? ORDER BY ply`, id)
+	rows, err := tx.QueryContext(ctx, `SELECT move FROM moves WHERE game_id = ? ORDER BY ply`, g.ID)
 	if err != nil {
-		return nil, fmt.Errorf("reading game %s: %w", id, err)
+		return nil, err
 	}
 	defer rows.Close()
 	g.Moves = make([]rules.Move, 0, n)
 	for rows.Next() {
 		var text string
 		if err := rows.Scan(&text); err != nil {
-			return nil, fmt.Errorf("reading game %s: %w", id, err)
+			return nil, err
 		}
 		m, err := rules.ParseMove(text)
 		if err != nil {
-			return nil, fmt.Errorf("game %s: stored move: %w", id, err)
+			return nil, fmt.Errorf("%s: stored move %d: %w", what, len(g.Moves)+1, err)
 		}
 		g.Moves = append(g.Moves, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading game %s: %w", id, err)
+		return nil, err
+	}
+	if len(g.Moves) != n {
+		return nil, fmt.Errorf("%s: %d moves stored, %d counted", what, len(g.Moves), n)
 	}
 	return g, nil
+}
+
+// GameIDs returns the IDs of every stored game, oldest first.
+func (s *Store) GameIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM games ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("listing games: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("listing games: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing games: %w", err)
+	}
+	return ids, nil
 }
 
 const summaryColumns = `id, created, updated, south, north, start, variant, moves, result, series_id`
@@ -334,13 +542,23 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 			&sm.Result, &series); err != nil {
 			return nil, err
 		}
-		sm.Created, _ = time.Parse(timeFormat, created)
-		sm.Updated, _ = time.Parse(timeFormat, updated)
-		sm.SeriesID = series.String
-		if p, err := rules.ParsePosition(start); err == nil {
-			sm.Holes = p.Holes()
+		what := "game " + sm.ID
+		var err error
+		if sm.Created, err = parseTime(what, created); err != nil {
+			return nil, err
 		}
-		sm.Variant, _ = rules.ParseVariant(variant)
+		if sm.Updated, err = parseTime(what, updated); err != nil {
+			return nil, err
+		}
+		sm.SeriesID = series.String
+		p, err := rules.ParsePosition(start)
+		if err != nil {
+			return nil, fmt.Errorf("%s: stored start: %w", what, err)
+		}
+		sm.Holes = p.Holes()
+		if sm.Variant, err = rules.ParseVariant(variant); err != nil {
+			return nil, fmt.Errorf("%s: stored variant: %w", what, err)
+		}
 		out = append(out, sm)
 	}
 	return out, rows.Err()
@@ -348,7 +566,7 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 
 // Games lists games, the most recently played first.
 func (s *Store) Games(ctx context.Context, limit, offset int) ([]Summary, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games
+	rows, err := s.r.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games
 		ORDER BY touched DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("listing games: %w", err)
@@ -363,21 +581,27 @@ func (s *Store) Games(ctx context.Context, limit, offset int) ([]Summary, error)
 // Series returns series id with its games.
 func (s *Store) Series(ctx context.Context, id string) (*Series, error) {
 	sr := &Series{ID: id}
-	var created string
-	err := s.db.QueryRowContext(ctx, `SELECT created, target FROM series WHERE id = ?`, id).Scan(&created, &sr.Target)
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var created string
+		err := tx.QueryRowContext(ctx, `SELECT created, target FROM series WHERE id = ?`, id).Scan(&created, &sr.Target)
+		if err != nil {
+			return err
+		}
+		if sr.Created, err = parseTime("series "+id, created); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games WHERE series_id = ?
+			ORDER BY rowid`, id)
+		if err != nil {
+			return err
+		}
+		sr.Games, err = scanSummaries(rows)
+		return err
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("series %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading series %s: %w", id, err)
-	}
-	sr.Created, _ = time.Parse(timeFormat, created)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games WHERE series_id = ?
-		ORDER BY rowid`, id)
-	if err != nil {
-		return nil, fmt.Errorf("reading series %s: %w", id, err)
-	}
-	if sr.Games, err = scanSummaries(rows); err != nil {
 		return nil, fmt.Errorf("reading series %s: %w", id, err)
 	}
 	return sr, nil

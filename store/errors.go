@@ -1,0 +1,94 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Errors the store returns; test for them with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the game has changed since the caller read it (another
+	// move or a takeback came first).
+	ErrConflict = errors.New("the game has changed meanwhile")
+	// ErrExists: a game with the same import key is already stored.
+	ErrExists = errors.New("already stored")
+	// ErrBusy: another program held the database locked for longer than
+	// the store waits; nothing was written.
+	ErrBusy = errors.New("the database is busy; try again")
+	// ErrUnsaved: a change failed for a reason of the storage (a full
+	// disk, an I/O error, a lock held elsewhere): nothing of it was
+	// written, and the same change may succeed later.
+	ErrUnsaved = errors.New("the change could not be saved")
+	// ErrReadOnly: the database file or its folder cannot be written, or
+	// the store was opened with OpenReadOnly.
+	ErrReadOnly = errors.New("the database cannot be written")
+	// ErrDamaged: the database file fails SQLite's checks.
+	ErrDamaged = errors.New("the database is damaged")
+)
+
+// errClosed answers writes after Close.
+var errClosed = errors.New("the database is closed")
+
+// sqliteCode returns the (extended) result code of an SQLite error.
+func sqliteCode(err error) (int, bool) {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code(), true
+	}
+	return 0, false
+}
+
+// hasCode reports whether err is an SQLite error with the given code: a
+// primary code (below 256) matches all its extended codes.
+func hasCode(err error, code int) bool {
+	c, ok := sqliteCode(err)
+	if !ok {
+		return false
+	}
+	if code < 256 {
+		return c&0xff == code
+	}
+	return c == code
+}
+
+func isBusy(err error) bool {
+	return hasCode(err, sqlite3.SQLITE_BUSY) || hasCode(err, sqlite3.SQLITE_LOCKED)
+}
+
+func isDamage(err error) bool {
+	return hasCode(err, sqlite3.SQLITE_CORRUPT) || hasCode(err, sqlite3.SQLITE_NOTADB)
+}
+
+// expected reports whether err is an answer about the data rather than a
+// failure to store it.
+func expected(err error) bool {
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists)
+}
+
+// busyWindow is how long a write waits for another program to release
+// the database before it fails with ErrBusy.
+var busyWindow = 2 * time.Second
+
+// retryBusy runs f until it succeeds, fails for a reason other than a
+// lock held elsewhere, or busyWindow has passed; the pauses double from a
+// millisecond up to a tenth of a second.
+func retryBusy(f func() error) error {
+	deadline := time.Now().Add(busyWindow)
+	pause := time.Millisecond
+	for {
+		err := f()
+		if err == nil || !isBusy(err) {
+			return err
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return fmt.Errorf("%w (%w)", ErrBusy, err)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migration brings a database from version-1 to version.
+type migration struct {
+	version int
+	sql     string
+}
+
+// migrations is every change of the schema since the first release, oldest
+// first. PRAGMA user_version holds the version a database is at; Open runs
+// the ones it lacks, each in a transaction of its own. A migration, once
+// released, never changes: a new one is added instead.
+var migrations = []migration{
+	// Version 1 is the layout of the first release. Those databases have
+	// it with user_version 0, so it must run harmlessly over them: every
+	// statement says IF NOT EXISTS.
+	{1, `
+CREATE TABLE IF NOT EXISTS series (
+	id      TEXT PRIMARY KEY,
+	created TEXT NOT NULL,
+	target  INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+	id             TEXT PRIMARY KEY,
+	created        TEXT NOT NULL,
+	updated        TEXT NOT NULL,
+	south          TEXT NOT NULL,
+	north          TEXT NOT NULL,
+	start          TEXT NOT NULL,
+	variant        TEXT NOT NULL,
+	max_laps       INTEGER NOT NULL,
+	computer_side  TEXT NOT NULL,
+	computer_level INTEGER NOT NULL,
+	series_id      TEXT REFERENCES series(id),
+	result         TEXT NOT NULL,
+	moves          INTEGER NOT NULL,
+	touched        INTEGER NOT NULL -- store-wide order of the last change
+);
+CREATE INDEX IF NOT EXISTS games_touched ON games(touched);
+CREATE INDEX IF NOT EXISTS games_series ON games(series_id, created);
+CREATE TABLE IF NOT EXISTS moves (
+	game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	ply     INTEGER NOT NULL,
+	move    TEXT NOT NULL,
+	PRIMARY KEY (game_id, ply)
+);
+`},
+	// Version 2: the key an imported game was stored under, so that
+	// importing it again finds it instead of storing it twice. Games made
+	// here have none (NULL), which the unique index allows many times.
+	{2, `
+ALTER TABLE games ADD COLUMN import_key TEXT;
+CREATE UNIQUE INDEX games_import_key ON games(import_key);
+`},
+}
+
+// latestVersion is the schema version this program writes.
+var latestVersion = migrations[len(migrations)-1].version
+
+// querier is what both a pool and a single connection offer.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// schemaVersion returns the database's schema version, counting a
+// database of the first release (user_version 0 with a games table) as
+// version 1.
+func schemaVersion(ctx context.Context, db querier) (int, error) {
+	var v int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("reading the schema version: %w", err)
+	}
+	if v != 0 {
+		return v, nil
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'games'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("reading the schema: %w", err)
+	}
+	if n > 0 {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// newerError is the error for a database this program is too old for.
+func newerError(path string, v int) error {
+	return fmt.Errorf("%s was made by a newer endodoi (schema version %d; this one knows up to %d): use that version or a newer one", path, v, latestVersion)
+}
+
+// migrate brings the database on conn to version target, one transaction
+// a migration.
+func migrate(ctx context.Context, conn *sql.Conn, path string, target int) error {
+	v, err := schemaVersion(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if v > latestVersion {
+		return newerError(path, v)
+	}
+	for _, m := range migrations {
+		if m.version <= v || m.version > target {
+			continue
+		}
+		if err := runMigration(ctx, conn, m); err != nil {
+			return fmt.Errorf("updating %s to schema version %d: %w", path, m.version, err)
+		}
+	}
+	return nil
+}
+
+func runMigration(ctx context.Context, conn *sql.Conn, m migration) error {
+	if err := retryBusy(func() error {
+		_, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
+		return err
+	}); err != nil {
+		return err
+	}
+	_, err := conn.ExecContext(ctx, m.sql)
+	if err == nil {
+		// The pragma takes no parameter; the version is a number we wrote.
+		_, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version))
+	}
+	if err == nil {
+		err = retryBusy(func() error {
+			_, err := conn.ExecContext(ctx, `COMMIT`)
+			return err
+		})
+	}
+	if err != nil {
+		conn.ExecContext(context.Background(), `ROLLBACK`)
+		return err
+	}
+	return nil
+}
