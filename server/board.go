@@ -1,8 +1,8 @@
 package server
 
 import (
-	"io"
 	"net/http"
+	"strings"
 
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
@@ -69,7 +69,7 @@ type boardView struct {
 // legal moves and, for the animation, how the last move sowed.
 func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	var req boardRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(w, r, &req, false); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -107,14 +107,22 @@ type recordView struct {
 	Result  string   `json:"result"`
 }
 
-// readRecord reads a game record, in either form, from the request body
-// and replays it.
+// recordRequest is the body of POST /api/games/import and POST
+// /api/records/parse: a game record, in either form, as a JSON string.
+type recordRequest struct {
+	Record string `json:"record"`
+}
+
+// readRecord reads a game record from the request body and replays it.
 func readRecord(w http.ResponseWriter, r *http.Request) (*record.Record, *rules.Game, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if err != nil {
-		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "record over %d bytes", MaxBody)
+	var req recordRequest
+	if err := decode(w, r, &req, false); err != nil {
+		return nil, nil, err
 	}
-	rec, err := record.Read(data)
+	if strings.TrimSpace(req.Record) == "" {
+		return nil, nil, errorf(http.StatusBadRequest, "no record given: send {\"record\": \"<the record's text>\"}")
+	}
+	rec, err := record.Read([]byte(req.Record))
 	if err != nil {
 		return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
 	}

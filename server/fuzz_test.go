@@ -19,8 +19,10 @@ func FuzzRequests(f *testing.F) {
 		{0, `{"move": "A"}`},
 		{1, `{"holes": 6, "seeds": 3, "series": 2, "computer": {"side": "n", "level": 1}}`},
 		{1, `{"position": "1,0/0,1 n 0 0", "first": "n"}`},
-		{2, "[Holes \"6\"]\n\n1. c A *\n"},
-		{2, `{"holes": 6, "seeds": 4, "moves": ["c"]}`},
+		{2, `{"record": "[Holes \"6\"]\n\n1. c A *\n"}`},
+		{2, `{"record": "{\"holes\": 6, \"seeds\": 4, \"moves\": [\"c\"]}"}`},
+		{0, `{"Move": "c"}`},
+		{0, `null`},
 		{3, `{"position": "4,4/4,4 s 0 0", "moves": ["a", "B"]}`},
 		{4, `{"position": "4,4/4,4 s 0 0", "depth": 2, "multiPv": 0}`},
 		{5, `{"holes": 6}`},
@@ -38,6 +40,7 @@ func FuzzRequests(f *testing.F) {
 			return // keeps each search short
 		}
 		req := httptest.NewRequest("POST", path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		ts.srv.ServeHTTP(rec, req)
 		if rec.Code >= 500 {
@@ -48,7 +51,9 @@ func FuzzRequests(f *testing.F) {
 		}
 		if rec.Code == http.StatusOK && strings.HasSuffix(path, "/moves") {
 			// A legal move: take it back so that the next input starts alike.
-			ts.srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/api/games/"+g.ID+"/takeback", nil))
+			back := httptest.NewRequest("POST", "/api/games/"+g.ID+"/takeback", strings.NewReader(`{"ply": 1}`))
+			back.Header.Set("Content-Type", "application/json")
+			ts.srv.ServeHTTP(httptest.NewRecorder(), back)
 		}
 		got := httptest.NewRecorder()
 		ts.srv.ServeHTTP(got, httptest.NewRequest("GET", "/api/games/"+g.ID, nil))

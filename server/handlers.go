@@ -2,9 +2,15 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
@@ -40,12 +46,39 @@ func parseSide(s, what string) (rules.Side, error) {
 	return rules.South, errorf(http.StatusBadRequest, "%s %q: want \"s\" or \"n\"", what, s)
 }
 
-func (req *newGameRequest) game() (*store.Game, error) {
-	g := &store.Game{South: req.South, North: req.North, Result: "*"}
-	if len(g.South) > 100 || len(g.North) > 100 {
-		return nil, errorf(http.StatusBadRequest, "player names are limited to 100 bytes")
+// MaxNameLength is the most characters a player's name may have.
+const MaxNameLength = 50
+
+// playerName checks a player's name: printable text (letters of any
+// script, digits, punctuation, symbols, spaces between words) of at most
+// MaxNameLength characters. Surrounding spaces are dropped.
+func playerName(name, side string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", fmt.Errorf("%s's name is not valid UTF-8", side)
 	}
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n > MaxNameLength {
+		return "", fmt.Errorf("%s's name has %d characters; at most %d", side, n, MaxNameLength)
+	}
+	for _, c := range name {
+		// Joiners shape Bengali and Urdu names; other format characters
+		// (such as direction overrides) could disguise a name.
+		if !unicode.IsPrint(c) && c != '\u200c' && c != '\u200d' {
+			return "", fmt.Errorf("%s's name contains the character %U, which is not allowed in a name", side, c)
+		}
+	}
+	return name, nil
+}
+
+func (req *newGameRequest) game() (*store.Game, error) {
+	g := &store.Game{Result: "*"}
 	var err error
+	if g.South, err = playerName(req.South, "South"); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	if g.North, err = playerName(req.North, "North"); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
 	if req.Variant != "" {
 		if g.Rules.Variant, err = rules.ParseVariant(req.Variant); err != nil {
 			return nil, errorf(http.StatusBadRequest, "%v", err)
@@ -104,35 +137,36 @@ func cmp(v, def int) int {
 
 func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
 	var req newGameRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(w, r, &req, true); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	sg, err := req.game()
 	if err == nil && req.Series != 0 {
-		sg.SeriesID, err = s.newSeries(r.Context(), &req)
+		err = checkSeries(&req)
 	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.create(w, r, sg, nil)
+	s.create(w, r, sg, nil, req.Series)
 }
 
-// newSeries stores the series that the request starts.
-func (s *Server) newSeries(ctx context.Context, req *newGameRequest) (string, error) {
+// checkSeries checks the series that the request starts.
+func checkSeries(req *newGameRequest) error {
 	if _, err := rules.NewSeries(req.Series); err != nil {
-		return "", errorf(http.StatusBadRequest, "%v", err)
+		return errorf(http.StatusBadRequest, "%v", err)
 	}
 	if req.Position != "" {
-		return "", errorf(http.StatusBadRequest, "a series is played from the start: give holes and seeds, not a position")
+		return errorf(http.StatusBadRequest, "a series is played from the start: give holes and seeds, not a position")
 	}
-	return s.store.CreateSeries(ctx, req.Series)
+	return nil
 }
 
-// create stores a new game and answers with it. g is the game sg's moves
-// lead to, already replayed, or nil for a game with no moves yet.
-func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, g *rules.Game) {
+// create stores a new game, and with series > 0 the series to that many
+// wins that it starts, and answers with it. g is the game sg's moves lead
+// to, already replayed, or nil for a game with no moves yet.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, g *rules.Game, series int) {
 	if g == nil {
 		var err error
 		if g, err = rules.NewGame(sg.Start, sg.Rules); err != nil {
@@ -141,7 +175,23 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, 
 		}
 	}
 	sg.Result = record.ResultToken(g.Result())
-	if err := s.store.CreateGame(r.Context(), sg); err != nil {
+	var err error
+	if series > 0 {
+		err = s.store.CreateSeriesGame(r.Context(), series, sg)
+	} else {
+		err = s.store.CreateGame(r.Context(), sg)
+	}
+	status := http.StatusCreated
+	if errors.Is(err, store.ErrExists) {
+		// The same record imported again: its game, as it is now.
+		l, lerr := s.load(r.Context(), sg.ID)
+		if lerr != nil {
+			s.fail(w, r, lerr)
+			return
+		}
+		g, sg, err, status = l.game, l.stored, nil, http.StatusOK
+	}
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -151,7 +201,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, 
 		return
 	}
 	w.Header().Set("Location", "/api/games/"+sg.ID)
-	writeJSON(w, http.StatusCreated, v)
+	writeJSON(w, status, v)
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
@@ -174,13 +224,29 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 }
 
 // importGame stores a game from a record, in the text or the JSON form.
+// The same record imported again answers with the game it made.
 func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 	rec, g, err := readRecord(w, r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.create(w, r, &store.Game{South: rec.South, North: rec.North, Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves}, g)
+	sg := &store.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
+	if sg.South, err = playerName(rec.South, "South"); err == nil {
+		sg.North, err = playerName(rec.North, "North")
+	}
+	if err != nil {
+		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "%v", err))
+		return
+	}
+	s.create(w, r, sg, g, 0)
+}
+
+// importKey identifies a record whatever its form and layout: the digest
+// of its text form as this program writes it.
+func importKey(rec *record.Record) string {
+	sum := sha256.Sum256([]byte(rec.String()))
+	return hex.EncodeToString(sum[:])
 }
 
 // gameHandler answers a request about one game, which it is given loaded;
@@ -192,8 +258,12 @@ type gameHandler func(w http.ResponseWriter, r *http.Request, l *loaded) error
 func (s *Server) game(lock bool, h gameHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
+		if !store.ValidID(id) {
+			s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
+			return
+		}
 		if lock {
-			defer s.lock(id)()
+			defer s.games.lock(id)()
 		}
 		l, err := s.load(r.Context(), id)
 		if err == nil {
@@ -223,20 +293,40 @@ type moveRequest struct {
 
 func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	var req moveRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
 	m, err := rules.ParseMove(strings.TrimSpace(req.Move))
 	if err != nil {
 		return errorf(http.StatusBadRequest, "%v", err)
 	}
-	if req.Ply != nil && *req.Ply != l.game.Ply() {
-		return errorf(http.StatusConflict, "the game has %d moves, not %d: reload it", l.game.Ply(), *req.Ply)
+	if err := checkPly(req.Ply, l); err != nil {
+		return err
 	}
 	if c := l.stored.Computer; c != nil && l.game.Position().ToMove() == c.Side && !l.game.Over() {
 		return errorf(http.StatusConflict, "it is the computer's move")
 	}
 	return s.apply(w, r, l, m)
+}
+
+// plyRequest is the body of the requests whose only field is the stale
+// view guard: the computer's move and a takeback.
+type plyRequest struct {
+	Ply *int `json:"ply"`
+}
+
+// checkPly refuses a request made on a stale view of the game: ply, if
+// given, is the number of moves the player saw.
+func checkPly(ply *int, l *loaded) error {
+	switch {
+	case ply == nil:
+		return nil
+	case *ply < 0:
+		return errorf(http.StatusBadRequest, "ply %d: want the number of moves played, 0 or more", *ply)
+	case *ply != l.game.Ply():
+		return errorf(http.StatusConflict, "the game has changed since it was shown (%d moves, not %d)", l.game.Ply(), *ply)
+	}
+	return nil
 }
 
 // notOver refuses a request that needs the game to go on.
@@ -279,6 +369,13 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 
 // computerMove plays the computer's move in a game against it.
 func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	var req plyRequest
+	if err := decode(w, r, &req, true); err != nil {
+		return err
+	}
+	if err := checkPly(req.Ply, l); err != nil {
+		return err
+	}
 	c := l.stored.Computer
 	if c == nil {
 		return errorf(http.StatusConflict, "this game is between two people")
@@ -294,11 +391,11 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 	if c.Level >= strongestLevels {
 		tb = s.tablebase(l.game.Position().Holes(), l.game.Rules())
 	}
-	e, err := newEngine(l.game.Rules(), tb)
-	if err != nil {
+	var res engine.Result
+	err := s.withEngine(r.Context(), l.game.Rules(), tb, func(e *engine.Engine) (err error) {
+		res, err = e.PlayLevel(r.Context(), l.game.Position(), history(l.game), c.Level, newRand())
 		return err
-	}
-	res, err := e.PlayLevel(r.Context(), l.game.Position(), history(l.game), c.Level, newRand())
+	})
 	if err != nil {
 		return err
 	}
@@ -308,6 +405,16 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 // takeback takes back the last move, and against the computer the
 // computer's reply too, so that it is the person's move again.
 func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	var req plyRequest
+	if err := decode(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Ply == nil {
+		return errorf(http.StatusBadRequest, "give the number of moves played, as in {\"ply\": 12}, so that a takeback is not repeated by mistake")
+	}
+	if err := checkPly(req.Ply, l); err != nil {
+		return err
+	}
 	had := l.game.Ply()
 	if had == 0 {
 		return errorf(http.StatusConflict, "no move to take back")
@@ -361,11 +468,11 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
 		return err
 	}
 	p := l.game.Position()
-	e, err := newEngine(l.game.Rules(), s.tablebase(p.Holes(), l.game.Rules()))
-	if err != nil {
+	var res engine.Result
+	err := s.withEngine(r.Context(), l.game.Rules(), s.tablebase(p.Holes(), l.game.Rules()), func(e *engine.Engine) (err error) {
+		res, err = e.Search(r.Context(), p, history(l.game), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
 		return err
-	}
-	res, err := e.Search(r.Context(), p, history(l.game), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
+	})
 	if err != nil {
 		return err
 	}
@@ -406,7 +513,7 @@ type analyzeRequest struct {
 
 func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	var req analyzeRequest
-	if err := decode(w, r, &req); err != nil {
+	if err := decode(w, r, &req, false); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -420,7 +527,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	case req.Depth < 0 || req.Depth > engine.MaxDepth:
 		s.fail(w, r, errorf(http.StatusBadRequest, "depth %d out of range (1 to %d)", req.Depth, engine.MaxDepth))
 		return
-	case req.TimeMS < 0 || time.Duration(req.TimeMS)*time.Millisecond > MaxAnalysisTime:
+	case req.TimeMS < 0 || int64(req.TimeMS) > MaxAnalysisTime.Milliseconds():
 		s.fail(w, r, errorf(http.StatusBadRequest, "timeMs %d out of range (1 to %d)", req.TimeMS, MaxAnalysisTime.Milliseconds()))
 		return
 	case req.MultiPV != nil && *req.MultiPV < 0:
@@ -443,11 +550,6 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	if sv := s.solved(p, g.Rules()); sv != nil {
 		out["solved"] = sv
 	}
-	e, err := newEngine(g.Rules(), s.tablebase(p.Holes(), g.Rules()))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), MaxAnalysisTime+time.Second)
 	defer cancel()
 	multi := 1
@@ -455,25 +557,26 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		multi = *req.MultiPV
 	}
 	lines := []lineView{}
-	if multi == 1 {
-		res, err := e.Search(ctx, p, history(g), lim, nil)
-		if err != nil {
-			s.fail(w, r, err)
-			return
+	err = s.withEngine(ctx, g.Rules(), s.tablebase(p.Holes(), g.Rules()), func(e *engine.Engine) error {
+		if multi == 1 {
+			res, err := e.Search(ctx, p, history(g), lim, nil)
+			if err == nil {
+				lines = append(lines, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
+			}
+			return err
 		}
-		lines = append(lines, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
-	} else {
 		all, err := e.Analyze(ctx, p, history(g), lim, nil)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
 		for i, l := range all {
 			if multi > 0 && i == multi {
 				break
 			}
 			lines = append(lines, newLineView(p, l.Move, l.Score, l.Exact, l.PV))
 		}
+		return err
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	out["lines"] = lines
 	writeJSON(w, http.StatusOK, out)

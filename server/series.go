@@ -58,7 +58,12 @@ func (s *Server) view(ctx context.Context, l *loaded) (gameView, error) {
 }
 
 func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
-	sr, err := s.store.Series(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	if !store.ValidID(id) {
+		s.fail(w, r, errorf(http.StatusNotFound, "no series %q", clip(id)))
+		return
+	}
+	sr, err := s.store.Series(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -75,13 +80,22 @@ func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
 // and computer, with the other player moving first.
 func (s *Server) nextGame(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	defer s.lock("series " + id)()
+	if !store.ValidID(id) {
+		s.fail(w, r, errorf(http.StatusNotFound, "no series %q", clip(id)))
+		return
+	}
+	var req struct{}
+	if err := decode(w, r, &req, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer s.games.lock("series " + id)()
 	sg, err := s.next(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.create(w, r, sg, nil)
+	s.create(w, r, sg, nil, 0)
 }
 
 func (s *Server) next(ctx context.Context, id string) (*store.Game, error) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -52,7 +53,7 @@ func TestSeries(t *testing.T) {
 		default:
 			draws++
 		}
-		if code, raw := ts.do("POST", "/api/games/"+g.ID+"/takeback", "", nil); code != http.StatusConflict {
+		if code, raw := ts.do("POST", "/api/games/"+g.ID+"/takeback", fmt.Sprintf(`{"ply": %d}`, len(g.Moves)), nil); code != http.StatusConflict {
 			t.Fatalf("takeback in a finished game of a series: %d %s, want 409", code, raw)
 		}
 		sv := g.Series
@@ -127,11 +128,11 @@ func TestParseRecordEndpoint(t *testing.T) {
 	ts := newTestServer(t)
 	var v recordView
 	text := "[South \"Naserian\"]\n[Holes \"6\"]\n[Seeds \"4\"]\n\n1. c A 2. d *\n"
-	code, raw := ts.do("POST", "/api/records/parse", text, &v)
+	code, raw := ts.do("POST", "/api/records/parse", recordBody(text), &v)
 	if code != http.StatusOK || v.Start != "4,4,4,4,4,4/4,4,4,4,4,4 s 0 0" || len(v.Moves) != 3 || v.South != "Naserian" || v.Result != "*" {
 		t.Fatalf("parse: %d %s", code, raw)
 	}
-	if code, raw := ts.do("POST", "/api/records/parse", "[Holes \"6\"]\n\n1. c c\n", nil); code != http.StatusUnprocessableEntity {
+	if code, raw := ts.do("POST", "/api/records/parse", recordBody("[Holes \"6\"]\n\n1. c c\n"), nil); code != http.StatusUnprocessableEntity {
 		t.Errorf("illegal record: %d %s", code, raw)
 	}
 	var list struct{ Games []summaryView }

@@ -8,17 +8,23 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -39,56 +45,50 @@ type Server struct {
 	store *store.Store
 	log   *slog.Logger
 	mux   *http.ServeMux
+	guard http.Handler
 
-	mu    sync.Mutex
-	games map[string]*sync.Mutex // one lock per game: its requests run one at a time
+	games   gameLocks // one lock per game: its requests run one at a time
+	slots   *searchSlots
+	engines *enginePool
 
 	tb *tablebases // nil without endgame databases
 }
 
-// New returns a server over st.
-func New(st *store.Store, log *slog.Logger) *Server {
-	s := &Server{store: st, log: log, mux: http.NewServeMux(), games: map[string]*sync.Mutex{}}
+// New returns a server over st with the default Options.
+func New(st *store.Store, log *slog.Logger) *Server { return NewWithOptions(st, log, Options{}) }
+
+// NewWithOptions returns a server over st with the limits of o.
+func NewWithOptions(st *store.Store, log *slog.Logger, o Options) *Server {
+	o = o.withDefaults()
+	s := &Server{store: st, log: log, mux: http.NewServeMux(), games: gameLocks{m: map[string]*gameLock{}},
+		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches}}
+	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.createGame)
 	s.mux.HandleFunc("GET /api/games", s.listGames)
-	s.mux.HandleFunc("POST /api/games/import", s.importGame)
+	s.mux.HandleFunc("POST /api/games/import", s.limited(records, s.importGame))
 	s.mux.HandleFunc("GET /api/games/{id}", s.game(false, s.getGame))
 	s.mux.HandleFunc("POST /api/games/{id}/moves", s.game(true, s.playMove))
-	s.mux.HandleFunc("POST /api/games/{id}/computer", s.game(true, s.computerMove))
+	s.mux.HandleFunc("POST /api/games/{id}/computer", s.limited(computer, s.game(true, s.computerMove)))
 	s.mux.HandleFunc("POST /api/games/{id}/takeback", s.game(true, s.takeback))
-	s.mux.HandleFunc("GET /api/games/{id}/hint", s.game(false, s.hint))
+	s.mux.HandleFunc("GET /api/games/{id}/hint", s.limited(analysis, s.game(false, s.hint)))
 	s.mux.HandleFunc("GET /api/games/{id}/record", s.game(false, s.exportRecord))
 	s.mux.HandleFunc("GET /api/series/{id}", s.getSeries)
 	s.mux.HandleFunc("POST /api/series/{id}/next", s.nextGame)
-	s.mux.HandleFunc("POST /api/analyze", s.analyze)
+	s.mux.HandleFunc("POST /api/analyze", s.limited(analysis, s.analyze))
 	s.mux.HandleFunc("POST /api/position", s.position)
-	s.mux.HandleFunc("POST /api/records/parse", s.parseRecord)
-	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API endpoint: %s %s", r.Method, r.URL.Path)
-	})
+	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
+	s.guard = s.guarded(s.mux)
 	return s
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
-
-// lock serializes the requests on one game.
-func (s *Server) lock(id string) func() {
-	s.mu.Lock()
-	m, ok := s.games[id]
-	if !ok {
-		m = new(sync.Mutex)
-		s.games[id] = m
-	}
-	s.mu.Unlock()
-	m.Lock()
-	return m.Unlock
-}
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.guard.ServeHTTP(w, r) }
 
 // apiError is an answer with a status and a message for the user.
 type apiError struct {
-	status int
-	msg    string
+	status     int
+	msg        string
+	retryAfter int // seconds, for 429 and 503
 }
 
 func (e *apiError) Error() string { return e.msg }
@@ -111,40 +111,83 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 }
 
 // fail answers with err: its own status for an apiError, 404 and 409 for
-// the store's, and 500, logged, for anything else.
+// the store's, 503 with Retry-After when storage is busy or failed to save
+// (the change was not made, so the client may try again), and 500, logged,
+// for anything else.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
+		if ae.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
+		}
 		writeError(w, ae.status, "%s", ae.msg)
 	case errors.Is(err, store.ErrNotFound):
 		writeError(w, http.StatusNotFound, "%v", err)
 	case errors.Is(err, store.ErrConflict):
-		writeError(w, http.StatusConflict, "%v; reload the game", err)
-	case errors.Is(err, context.Canceled):
+		writeError(w, http.StatusConflict, "%v", err)
+	case errors.Is(err, store.ErrBusy):
+		s.log.Warn("storage busy", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "the database is busy; try again in a moment")
+	case errors.Is(err, store.ErrUnsaved):
+		s.log.Error("storage failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "the change could not be saved; nothing was changed, try again in a moment")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "the request was cancelled")
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal error: %v", err)
+		writeError(w, http.StatusInternalServerError, "internal error; the server's log has the details")
 	}
 }
 
-// decode reads a JSON body of at most MaxBody bytes into v, refusing
-// unknown fields.
-func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+// decode reads a JSON body of at most MaxBody bytes into v, which must be a
+// pointer to a struct. The body must be one JSON object whose member names
+// are the struct's, spelled exactly (JSON is case-sensitive), each at most
+// once; a null member counts as absent. An empty body reads as {} when
+// emptyOK, for the requests whose every field is optional.
+func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return errorf(http.StatusRequestEntityTooLarge, "request body over %d bytes", MaxBody)
 		}
-		return errorf(http.StatusBadRequest, "malformed JSON: %v", err)
+		return errorf(http.StatusBadRequest, "reading the request body: %v", err)
 	}
-	if dec.More() {
-		return errorf(http.StatusBadRequest, "malformed JSON: more than one value in the body")
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case len(trimmed) == 0 && emptyOK:
+		return nil
+	case len(trimmed) == 0:
+		return errorf(http.StatusBadRequest, "the request needs a JSON object body")
+	case trimmed[0] != '{':
+		return errorf(http.StatusBadRequest, "malformed JSON: the body must be an object {...}")
+	}
+	if err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true)); err != nil {
+		return errorf(http.StatusBadRequest, "malformed JSON: %s", jsonProblem(err))
 	}
 	return nil
+}
+
+// jsonProblem says what is wrong with a request body in a user's terms.
+func jsonProblem(err error) string {
+	if se, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
+		field := strings.TrimPrefix(string(se.JSONPointer), "/")
+		switch {
+		case errors.Is(se.Err, jsonv2.ErrUnknownName):
+			return fmt.Sprintf("unknown field %q (field names are case-sensitive)", clip(field))
+		case field != "" && se.JSONKind != 0:
+			return fmt.Sprintf("field %q: a JSON %s is not valid here", clip(field), se.JSONKind)
+		}
+	}
+	msg := err.Error()
+	for _, p := range []string{"json: ", "jsontext: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return clip(msg)
 }
 
 // loaded is a stored game replayed.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -50,6 +51,9 @@ func (ts *testServer) restart() {
 func (ts *testServer) do(method, path, body string, out any) (int, string) {
 	ts.t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	rec := httptest.NewRecorder()
 	ts.srv.ServeHTTP(rec, req)
 	raw := rec.Body.String()
@@ -65,6 +69,12 @@ func (ts *testServer) do(method, path, body string, out any) (int, string) {
 		}
 	}
 	return rec.Code, raw
+}
+
+// recordBody is the JSON body that carries a game record.
+func recordBody(text string) string {
+	b, _ := json.Marshal(map[string]string{"record": text})
+	return string(b)
 }
 
 func (ts *testServer) create(body string) gameView {
@@ -131,11 +141,13 @@ func TestBadRequestsLeaveTheGameAlone(t *testing.T) {
 		{"POST", "/api/games/nosuchgame/moves", `{"move": "c"}`, 404},
 		{"GET", "/api/games/nosuchgame", ``, 404},
 		{"POST", "/api/games/" + g.ID + "/computer", ``, 409},
-		{"POST", "/api/games/" + g.ID + "/takeback", ``, 409},
+		{"POST", "/api/games/" + g.ID + "/takeback", `{"ply": 0}`, 409},
+		{"POST", "/api/games/" + g.ID + "/takeback", ``, 400},
 		{"GET", "/api/games/" + g.ID + "/record?format=pdf", ``, 400},
 		{"GET", "/api/games?limit=0", ``, 400},
 		{"GET", "/api/nothing", ``, 404},
-		{"POST", "/api/games/import", `[Holes "6"]`, 422},
+		{"POST", "/api/games/import", recordBody(`[Holes "6"]`), 422},
+		{"POST", "/api/games/import", `[Holes "6"]`, 400},
 		{"POST", "/api/analyze", `{"position": "nonsense"}`, 400},
 		{"POST", "/api/analyze", `{}`, 400},
 		{"POST", "/api/analyze", `{"position": "4,4/4,4 s 0 0", "moves": ["a", "a"]}`, 422},
@@ -184,7 +196,7 @@ func TestGameAgainstTheComputerAcrossARestart(t *testing.T) {
 	}
 	// Take back: the person's last move and the computer's reply.
 	var back gameView
-	if code, raw := ts.do("POST", "/api/games/"+g.ID+"/takeback", "", &back); code != http.StatusOK {
+	if code, raw := ts.do("POST", "/api/games/"+g.ID+"/takeback", fmt.Sprintf(`{"ply": %d}`, len(g.Moves)), &back); code != http.StatusOK {
 		t.Fatalf("takeback: %d %s", code, raw)
 	}
 	if back.ToMove != "s" || len(back.Moves) >= len(g.Moves) || back.Status != "playing" {
@@ -217,13 +229,24 @@ func TestRecordExportAndImport(t *testing.T) {
 	if code != 200 || !json.Valid([]byte(js)) {
 		t.Fatalf("JSON record: %d %s", code, js)
 	}
-	for _, body := range []string{text, js} {
+	// The text and the JSON form are the same record: one game.
+	var first gameView
+	for i, body := range []string{text, js, text} {
+		want := http.StatusOK
+		if i == 0 {
+			want = http.StatusCreated
+		}
 		var imported gameView
-		if code, raw := ts.do("POST", "/api/games/import", body, &imported); code != http.StatusCreated {
-			t.Fatalf("import: %d %s", code, raw)
+		if code, raw := ts.do("POST", "/api/games/import", recordBody(body), &imported); code != want {
+			t.Fatalf("import %d: %d %s, want %d", i, code, raw, want)
 		}
 		if imported.ID == g.ID || imported.Position != g.Position || imported.South != "Naserian" || len(imported.Moves) != 3 {
 			t.Errorf("imported %+v, want a copy of %+v", imported, g)
+		}
+		if i == 0 {
+			first = imported
+		} else if imported.ID != first.ID {
+			t.Errorf("import %d made game %s, the first made %s", i, imported.ID, first.ID)
 		}
 	}
 }
@@ -263,6 +286,7 @@ func TestBodyLimit(t *testing.T) {
 	ts := newTestServer(t)
 	big := bytes.Repeat([]byte("x"), MaxBody+10)
 	req := httptest.NewRequest("POST", "/api/games/import", bytes.NewReader(big))
+	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	ts.srv.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge {

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/endodoi/endodoi/egtb"
-	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -57,16 +56,6 @@ func (s *Server) tablebase(holes int, r rules.Rules) *egtb.Tablebase {
 // strongestLevels is the lowest computer level that uses the endgame
 // databases; weaker levels keep their human-like mistakes.
 const strongestLevels = 9
-
-// newEngine returns an engine for games under r, with the endgame
-// databases tb if not nil.
-func newEngine(r rules.Rules, tb *egtb.Tablebase) (*engine.Engine, error) {
-	cfg := engine.Config{Rules: r, HashMiB: 16}
-	if tb != nil {
-		cfg.Tablebase = tb // only a non-nil one: a nil pointer in the interface would be probed
-	}
-	return engine.New(cfg)
-}
 
 // solvedView is the databases' verdict on a position: the final margin
 // from South's side with best play, the seeds already captured included.

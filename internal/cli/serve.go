@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,15 +28,18 @@ const DefaultAddr = "127.0.0.1:8080"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "play in the browser: start the game's web server (the default command)",
-	usage:   "[--addr host:port] [--data folder] [--egtb folder]",
+	usage:   "[--addr host:port] [--host name]... [--data folder] [--egtb folder]",
 	examples: []string{
 		"endodoi serve",
 		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
 		"endodoi serve --addr 0.0.0.0:8080   # reachable from other devices on the network",
+		"endodoi serve --host endodoi.example.org   # behind a proxy that keeps the Host header",
 	},
 	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
 		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
 		data := fs.String("data", defaultDataDir(), "`folder` for the games database (games.db)")
+		var hosts hostList
+		fs.Var(&hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
 		tables := fs.String("egtb", "", "`folder` of endgame databases (endodoi egtb build) for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
@@ -44,7 +48,7 @@ var serveCommand = &command{
 			if *tables == "" {
 				*tables = filepath.Join(*data, "egtb")
 			}
-			return serve(ctx, env, *addr, *data, *tables)
+			return serve(ctx, env, *addr, hosts, *data, *tables)
 		}
 	},
 }
@@ -70,7 +74,7 @@ func defaultDataDir() string {
 
 // serve runs the browser game until ctx is cancelled or the process is
 // interrupted, then lets the requests in flight finish.
-func serve(ctx context.Context, env Env, addr, data, tables string) error {
+func serve(ctx context.Context, env Env, addr string, hosts []string, data, tables string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(data, 0o755); err != nil {
@@ -97,13 +101,19 @@ func serve(ctx context.Context, env Env, addr, data, tables string) error {
 		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           server.HostCheck(addr, hosts, mux),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      server.MaxAnalysisTime + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(env.Stdout, "endodoi: play at http://%s/\n", browserAddr(ln.Addr()))
+	if !loopback(ln.Addr()) {
+		fmt.Fprintf(env.Stderr, "endodoi: WARNING: listening on %s, reachable from other computers: anyone who can reach it can see, play and change every game on this server\n", ln.Addr())
+	}
 	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", dbPath)
 	if useTables {
 		fmt.Fprintf(env.Stdout, "endodoi: endgame databases from %s\n", tables)
@@ -123,8 +133,37 @@ func serve(ctx context.Context, env Env, addr, data, tables string) error {
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serving: %w", err)
 	}
+	// The store finishes the writes in flight when it closes; only then
+	// is the count of failed ones final.
+	if err := st.Close(); err != nil {
+		return err
+	}
+	if n := st.WriteFailures(); n > 0 {
+		fmt.Fprintf(env.Stdout, "endodoi: stopped; %d writes failed (see the log above)\n", n)
+		return nil
+	}
 	fmt.Fprintln(env.Stdout, "endodoi: stopped; every move was saved")
 	return nil
+}
+
+// hostList collects the repeated --host flag.
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+func (h *hostList) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.ContainsAny(v, "/ :@") {
+		return fmt.Errorf("%q is not a host name (give the name alone, without scheme or port)", v)
+	}
+	*h = append(*h, v)
+	return nil
+}
+
+// loopback reports whether the server listens on this computer only.
+func loopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // browserAddr is the address to type into a browser: a wildcard host

@@ -12,17 +12,13 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, body, { raw = false, signal } = {}) {
+async function request(method, path, body, { signal } = {}) {
   return busy(async () => {
     const init = { method, headers: { Accept: "application/json" }, signal };
-    if (body !== undefined) {
-      if (raw) {
-        init.body = body;
-        init.headers["Content-Type"] = "text/plain; charset=utf-8";
-      } else {
-        init.body = JSON.stringify(body);
-        init.headers["Content-Type"] = "application/json";
-      }
+    if (method === "POST") {
+      // The server takes only JSON posts: another site cannot send them.
+      init.body = JSON.stringify(body === undefined ? {} : body);
+      init.headers["Content-Type"] = "application/json";
     }
     let res;
     try {
@@ -51,14 +47,14 @@ export const api = {
   createGame: (settings) => request("POST", "/api/games", settings),
   game: (id) => request("GET", `/api/games/${enc(id)}`),
   move: (id, move, ply) => request("POST", `/api/games/${enc(id)}/moves`, { move, ply }),
-  computer: (id) => request("POST", `/api/games/${enc(id)}/computer`),
-  takeback: (id) => request("POST", `/api/games/${enc(id)}/takeback`),
+  computer: (id, ply) => request("POST", `/api/games/${enc(id)}/computer`, { ply }),
+  takeback: (id, ply) => request("POST", `/api/games/${enc(id)}/takeback`, { ply }),
   hint: (id) => request("GET", `/api/games/${enc(id)}/hint`),
-  importRecord: (text) => request("POST", "/api/games/import", text, { raw: true }),
+  importRecord: (text) => request("POST", "/api/games/import", { record: text }),
   nextInSeries: (seriesId) => request("POST", `/api/series/${enc(seriesId)}/next`),
   series: (seriesId) => request("GET", `/api/series/${enc(seriesId)}`),
   position: (body) => request("POST", "/api/position", body),
-  parseRecord: (text) => request("POST", "/api/records/parse", text, { raw: true }),
+  parseRecord: (text) => request("POST", "/api/records/parse", { record: text }),
   analyze: (body, signal) => request("POST", "/api/analyze", body, { signal }),
   recordURL: (id, format) => `/api/games/${enc(id)}/record?format=${format}`,
 };

@@ -365,7 +365,7 @@ async function computerTurn(my) {
     const started = performance.now();
     let res;
     try {
-      res = await api.computer(game.id);
+      res = await api.computer(game.id, game.moves.length);
       // At least about 700 ms, a little more at random: an instant reply feels abrupt.
       await sleep(700 + Math.random() * 450 - (performance.now() - started));
     } finally {
@@ -447,7 +447,7 @@ async function takeback() {
   const my = token;
   await busy(async () => {
     try {
-      const g = await api.takeback(game.id);
+      const g = await api.takeback(game.id, game.moves.length);
       if (my !== token) return;
       setGame(g);
       clearMessage();

@@ -1,0 +1,307 @@
+package server
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/endodoi/endodoi/egtb"
+	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/rules"
+)
+
+// Rate is a request budget: Burst requests at once, refilled at PerSecond.
+type Rate struct {
+	PerSecond float64
+	Burst     int
+}
+
+// Options tune the server's limits; the zero value of a field means its
+// default.
+type Options struct {
+	// Searches is how many engine searches (computer moves, hints,
+	// analyses) run at once; default one fewer than the CPUs (at least
+	// one), so that moves always have a core. Each holds an engine with
+	// its transposition table.
+	Searches int
+	// SearchQueue is how many more requests may wait for a search; beyond
+	// it, or after SearchWait, a request is answered 503 with Retry-After.
+	// Defaults 32 and 5 s.
+	SearchQueue int
+	SearchWait  time.Duration
+	// Per client (IP address, or /64 for IPv6): analyses and hints,
+	// computer moves, and record imports and parses. Defaults: 5/s
+	// (burst 30), 10/s (burst 30), 5/s (burst 30).
+	AnalysisRate, ComputerRate, RecordRate Rate
+}
+
+func (o Options) withDefaults() Options {
+	def := func(r, d Rate) Rate {
+		if r.PerSecond <= 0 || r.Burst <= 0 {
+			return d
+		}
+		return r
+	}
+	if o.Searches <= 0 {
+		o.Searches = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	if o.SearchQueue <= 0 {
+		o.SearchQueue = 32
+	}
+	if o.SearchWait <= 0 {
+		o.SearchWait = 5 * time.Second
+	}
+	o.AnalysisRate = def(o.AnalysisRate, Rate{5, 30})
+	o.ComputerRate = def(o.ComputerRate, Rate{10, 30})
+	o.RecordRate = def(o.RecordRate, Rate{5, 30})
+	return o
+}
+
+// searchSlots bounds the searches running at once and the requests
+// waiting for one, so that a burst of analyses neither exhausts memory nor
+// starves the moves of the CPU.
+type searchSlots struct {
+	run     chan struct{}
+	waiting chan struct{}
+	wait    time.Duration
+}
+
+func newSearchSlots(o Options) *searchSlots {
+	return &searchSlots{run: make(chan struct{}, o.Searches), waiting: make(chan struct{}, o.SearchQueue), wait: o.SearchWait}
+}
+
+// busyError is the answer when no search can be run now.
+func busyError() error {
+	return &apiError{status: http.StatusServiceUnavailable, retryAfter: 2,
+		msg: "the server is busy with other searches; try again in a moment"}
+}
+
+// acquire waits for a slot; it returns the function that frees it.
+func (sl *searchSlots) acquire(ctx context.Context) (func(), error) {
+	select {
+	case sl.run <- struct{}{}:
+		return func() { <-sl.run }, nil
+	default:
+	}
+	select {
+	case sl.waiting <- struct{}{}:
+	default:
+		return nil, busyError()
+	}
+	defer func() { <-sl.waiting }()
+	t := time.NewTimer(sl.wait)
+	defer t.Stop()
+	select {
+	case sl.run <- struct{}{}:
+		return func() { <-sl.run }, nil
+	case <-t.C:
+		return nil, busyError()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// enginePool keeps idle engines, so that a search reuses a transposition
+// table instead of allocating one.
+type enginePool struct {
+	mu   sync.Mutex
+	free map[engineKey][]*engine.Engine
+	idle int // engines in free
+	max  int
+}
+
+type engineKey struct {
+	rules rules.Rules
+	tb    *egtb.Tablebase
+}
+
+// searchHashMiB is the table size of the server's engines: a search here
+// lasts at most a few seconds.
+const searchHashMiB = 16
+
+func (p *enginePool) get(r rules.Rules, tb *egtb.Tablebase) (*engine.Engine, error) {
+	r.MaxLaps = r.Laps()
+	k := engineKey{r, tb}
+	p.mu.Lock()
+	if list := p.free[k]; len(list) > 0 {
+		e := list[len(list)-1]
+		p.free[k] = list[:len(list)-1]
+		p.idle--
+		p.mu.Unlock()
+		e.NewGame()
+		return e, nil
+	}
+	p.mu.Unlock()
+	cfg := engine.Config{Rules: r, HashMiB: searchHashMiB}
+	if tb != nil {
+		cfg.Tablebase = tb // only a non-nil one: a nil pointer in the interface would be probed
+	}
+	return engine.New(cfg)
+}
+
+func (p *enginePool) put(e *engine.Engine) {
+	cfg := e.Config()
+	tb, _ := cfg.Tablebase.(*egtb.Tablebase)
+	k := engineKey{cfg.Rules, tb}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle >= p.max {
+		// Make room: an engine of a rarely used board goes first.
+		for k2, list := range p.free {
+			if len(list) > 0 {
+				p.free[k2] = list[1:]
+				p.idle--
+				break
+			}
+		}
+	}
+	p.free[k] = append(p.free[k], e)
+	p.idle++
+}
+
+// withEngine runs f with an engine for games under r (with the endgame
+// databases tb, if not nil), once a search slot is free.
+func (s *Server) withEngine(ctx context.Context, r rules.Rules, tb *egtb.Tablebase, f func(*engine.Engine) error) error {
+	release, err := s.slots.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	e, err := s.engines.get(r, tb)
+	if err != nil {
+		return err
+	}
+	defer s.engines.put(e)
+	return f(e)
+}
+
+// rateLimiter gives each client a token bucket.
+type rateLimiter struct {
+	rate Rate
+	mu   sync.Mutex
+	byIP map[netip.Prefix]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// maxClients bounds the limiter's memory; past it, buckets that are full
+// again are forgotten, and if none is, new clients share one bucket.
+const maxClients = 10_000
+
+func newRateLimiter(r Rate) *rateLimiter {
+	return &rateLimiter{rate: r, byIP: map[netip.Prefix]*bucket{}}
+}
+
+// clientOf is the client a request counts against: its IP address, or its
+// /64 network for IPv6, where one host easily has many addresses.
+func clientOf(r *http.Request) netip.Prefix {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Prefix{}
+	}
+	ip = ip.Unmap()
+	bits := 32
+	if ip.Is6() {
+		bits = 64
+	}
+	p, _ := ip.Prefix(bits)
+	return p
+}
+
+// allow takes a token for client, or says how long to wait for one.
+func (l *rateLimiter) allow(client netip.Prefix, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.byIP[client]
+	if b == nil {
+		if len(l.byIP) >= maxClients {
+			l.sweep(now)
+		}
+		if len(l.byIP) >= maxClients {
+			client = netip.Prefix{}
+			b = l.byIP[client]
+		}
+		if b == nil {
+			b = &bucket{tokens: float64(l.rate.Burst), last: now}
+			l.byIP[client] = b
+		}
+	}
+	b.tokens = min(float64(l.rate.Burst), b.tokens+now.Sub(b.last).Seconds()*l.rate.PerSecond)
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) / l.rate.PerSecond * float64(time.Second))
+}
+
+func (l *rateLimiter) sweep(now time.Time) {
+	for c, b := range l.byIP {
+		if b.tokens+now.Sub(b.last).Seconds()*l.rate.PerSecond >= float64(l.rate.Burst) {
+			delete(l.byIP, c)
+		}
+	}
+}
+
+// limited wraps a handler with the rate limit l per client.
+func (s *Server) limited(l *rateLimiter, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := l.allow(clientOf(r), time.Now()); !ok {
+			secs := int(wait/time.Second) + 1
+			s.fail(w, r, &apiError{status: http.StatusTooManyRequests, retryAfter: secs,
+				msg: "too many requests of this kind; try again in a moment"})
+			return
+		}
+		h(w, r)
+	}
+}
+
+// gameLocks serializes the requests on each game. An entry lives only
+// while a request holds or awaits it, so the map stays as small as the
+// number of games in play at that moment.
+type gameLocks struct {
+	mu sync.Mutex
+	m  map[string]*gameLock
+}
+
+type gameLock struct {
+	sync.Mutex
+	users int
+}
+
+func (l *gameLocks) lock(id string) func() {
+	l.mu.Lock()
+	gl := l.m[id]
+	if gl == nil {
+		gl = &gameLock{}
+		l.m[id] = gl
+	}
+	gl.users++
+	l.mu.Unlock()
+	gl.Lock()
+	return func() {
+		gl.Unlock()
+		l.mu.Lock()
+		if gl.users--; gl.users == 0 {
+			delete(l.m, id)
+		}
+		l.mu.Unlock()
+	}
+}
+
+func (l *gameLocks) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}
