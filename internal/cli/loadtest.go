@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/endodoi/endodoi/loadtest"
+	"github.com/endodoi/endodoi/rules"
+)
+
+var loadtestCommand = &command{
+	name:    "loadtest",
+	summary: "play many games at once against a running browser-game server on this computer and measure it",
+	usage:   "[--url http://127.0.0.1:8080] [--games n] [--rate moves/s] [--duration d] [--check] [options]",
+	examples: []string{
+		"endodoi loadtest --games 1000 --rate 1 --duration 20s --check",
+		"endodoi loadtest --games 200 --rate 0 --duration 20s",
+		"endodoi loadtest --url http://127.0.0.1:9000 --games 50 --holes 6 --seed 7",
+	},
+	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
+		url := fs.String("url", loadtest.DefaultURL, "address of the server (endodoi serve); only this computer's loopback addresses are allowed")
+		games := fs.Int("games", 1000, "games played at once, each by its own client playing both sides")
+		rate := fs.Float64("rate", 1, "moves a second of each game; 0 sends each move as soon as the last is answered")
+		duration := fs.Duration("duration", 20*time.Second, "how long to send moves")
+		holes := fs.Int("holes", rules.DefaultHoles, "holes per row")
+		seeds := fs.Int("seeds", rules.DefaultStartSeeds, "seeds per hole at the start")
+		check := fs.Bool("check", false, "afterwards, fetch every game and check that every acknowledged move is stored")
+		seed := fs.Uint64("seed", 1, "seed of the random moves")
+		timeout := fs.Duration("timeout", loadtest.DefaultTimeout, "time limit of one request")
+		quiet := fs.Bool("quiet", false, "print no progress on standard error")
+		return func(ctx context.Context, env Env, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected argument %q", args[0])
+			}
+			switch {
+			case *games < 1 || *games > loadtest.MaxGames:
+				return usagef("--games %d out of range (1 to %d)", *games, loadtest.MaxGames)
+			case *rate < 0 || *rate > loadtest.MaxRate || *rate != *rate:
+				return usagef("--rate %g out of range (0 to %d)", *rate, loadtest.MaxRate)
+			case *duration <= 0 || *duration > loadtest.MaxDuration:
+				return usagef("--duration %v out of range (above 0, up to %v)", *duration, loadtest.MaxDuration)
+			case *holes < rules.MinHoles || *holes > rules.MaxHoles:
+				return usagef("--holes %d out of range (%d to %d)", *holes, rules.MinHoles, rules.MaxHoles)
+			case *seeds < rules.MinStartSeeds || *seeds > rules.MaxStartSeeds:
+				return usagef("--seeds %d out of range (%d to %d)", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
+			case *timeout <= 0:
+				return usagef("--timeout %v: want a positive duration", *timeout)
+			}
+			cfg := loadtest.Config{
+				BaseURL: *url, Games: *games, Rate: *rate, Duration: *duration, Holes: *holes, Seeds: *seeds,
+				Check: *check, Timeout: *timeout, Seed: *seed,
+			}
+			if !*quiet {
+				cfg.Progress = env.Stderr
+			}
+			return runLoadtest(ctx, env.Stdout, cfg)
+		}
+	},
+}
+
+// runLoadtest runs cfg and prints its report. It fails on any failed
+// request or lost move, so that a script can rely on the exit status.
+func runLoadtest(ctx context.Context, w io.Writer, cfg loadtest.Config) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	rep, err := loadtest.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := rep.WriteTo(w); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	switch {
+	case rep.Interrupted:
+		return errors.New("interrupted")
+	case rep.Check != nil && rep.Check.Failed():
+		return fmt.Errorf("the check failed: %v", rep.Check)
+	case rep.ErrorCount() > 0:
+		return fmt.Errorf("%d requests failed", rep.ErrorCount())
+	}
+	return nil
+}
