@@ -34,6 +34,12 @@ type newGameRequest struct {
 		Level int    `json:"level"` // 1 to 10
 	} `json:"computer"` // absent for two people on one device
 	Series int `json:"series"` // wins that take a series; 0 for a single game
+
+	// An online game: the creator's side and name, and the time control.
+	Online bool          `json:"online"`
+	Side   string        `json:"side"` // "s", "n" or "random"
+	Name   string        `json:"name"`
+	Clock  *clockRequest `json:"clock"`
 }
 
 func parseSide(s, what string) (rules.Side, error) {
@@ -105,7 +111,7 @@ func (req *newGameRequest) game() (*store.Game, error) {
 		}
 	}
 	if req.First != "" {
-		first, err := parseSide(req.First, "first")
+		first, err := sideOrRandom(req.First, "first")
 		if err != nil {
 			return nil, err
 		}
@@ -147,6 +153,14 @@ func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if req.Online {
+		s.createOnline(w, r, &req, sg)
+		return
+	}
+	if req.Side != "" || req.Name != "" || req.Clock != nil {
+		s.fail(w, r, errorf(http.StatusBadRequest, "side, name and clock are for online games (\"online\": true)"))
 		return
 	}
 	s.create(w, r, sg, nil, req.Series)
@@ -205,6 +219,10 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, 
 }
 
 func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
+	if ids := r.URL.Query().Get("ids"); ids != "" {
+		s.listByID(w, r, strings.Split(ids, ","))
+		return
+	}
 	limit, err := queryInt(r, "limit", 50, 1, MaxListed)
 	if err == nil {
 		var offset int
@@ -303,6 +321,17 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) err
 	if err := checkPly(req.Ply, l); err != nil {
 		return err
 	}
+	if l.stored.Online != nil {
+		side, err := s.seatOf(r.Context(), l, bearer(r))
+		if err != nil {
+			return err
+		}
+		mv, err := s.onlineMove(r.Context(), l, side, m, req.Ply)
+		if err == nil {
+			writeJSON(w, http.StatusOK, mv)
+		}
+		return err
+	}
 	if c := l.stored.Computer; c != nil && l.game.Position().ToMove() == c.Side && !l.game.Over() {
 		return errorf(http.StatusConflict, "it is the computer's move")
 	}
@@ -337,6 +366,55 @@ func notOver(l *loaded) error {
 	return nil
 }
 
+// listByID answers with the summaries of the games named, for a page's
+// list of the online games it holds seats in.
+func (s *Server) listByID(w http.ResponseWriter, r *http.Request, ids []string) {
+	if len(ids) > MaxListed {
+		s.fail(w, r, errorf(http.StatusBadRequest, "%d games asked for; at most %d", len(ids), MaxListed))
+		return
+	}
+	for _, id := range ids {
+		if !store.ValidID(id) {
+			s.fail(w, r, errorf(http.StatusBadRequest, "ids: %q is not a game ID", clip(id)))
+			return
+		}
+	}
+	list, err := s.store.GamesByID(r.Context(), ids)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	views := make([]summaryView, 0, len(list))
+	for _, sm := range list {
+		views = append(views, newSummaryView(sm))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"games": views})
+}
+
+// listOnline answers with the online games in progress, for watching.
+func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit", 50, 1, MaxListed)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	list, err := s.store.OnlineGames(r.Context(), limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	type liveSummary struct {
+		summaryView
+		Watchers int `json:"watchers"`
+	}
+	views := make([]liveSummary, 0, len(list))
+	for _, sm := range list {
+		_, watchers := s.live.presence(sm.ID)
+		views = append(views, liveSummary{newSummaryView(sm), watchers})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"games": views})
+}
+
 // apply plays m in the loaded game, stores it and answers with the game
 // and the sowing.
 func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rules.Move) error {
@@ -362,7 +440,9 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 	l.stored.Updated = time.Now().UTC()
 	v, err := s.view(r.Context(), l)
 	if err == nil {
-		writeJSON(w, http.StatusOK, moveView{Game: v, Sowing: newSowingView(sw)})
+		sv := newSowingView(sw)
+		s.publish(l.stored.ID, "move", v, &sv)
+		writeJSON(w, http.StatusOK, moveView{Game: v, Sowing: sv})
 	}
 	return err
 }
@@ -379,6 +459,9 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 	c := l.stored.Computer
 	if c == nil {
 		return errorf(http.StatusConflict, "this game is between two people")
+	}
+	if l.stored.Online != nil {
+		return errorf(http.StatusConflict, "an online game has no computer")
 	}
 	if err := notOver(l); err != nil {
 		return err
@@ -409,6 +492,9 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
+	if l.stored.Online != nil {
+		return errorf(http.StatusConflict, "in an online game, ask your opponent: POST /api/games/%s/actions with {\"action\": \"takeback-request\"}", l.stored.ID)
+	}
 	if req.Ply == nil {
 		return errorf(http.StatusBadRequest, "give the number of moves played, as in {\"ply\": 12}, so that a takeback is not repeated by mistake")
 	}
@@ -435,6 +521,7 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 	l.stored.Moves = l.stored.Moves[:ply]
 	v, err := s.view(r.Context(), l)
 	if err == nil {
+		s.publish(l.stored.ID, "takeback", v, nil)
 		writeJSON(w, http.StatusOK, v)
 	}
 	return err
@@ -466,6 +553,9 @@ func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool,
 func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	if err := notOver(l); err != nil {
 		return err
+	}
+	if l.stored.Online != nil && l.stored.Online.End == "" {
+		return errorf(http.StatusConflict, "no hints in an online game: it is played between people")
 	}
 	p := l.game.Position()
 	var res engine.Result

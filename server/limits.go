@@ -237,13 +237,19 @@ func (l *rateLimiter) allow(client netip.Prefix, now time.Time) (bool, time.Dura
 			l.byIP[client] = b
 		}
 	}
-	b.tokens = min(float64(l.rate.Burst), b.tokens+now.Sub(b.last).Seconds()*l.rate.PerSecond)
+	return b.take(l.rate, now)
+}
+
+// take takes a token from the bucket, refilled at rate, or says how long
+// to wait for one.
+func (b *bucket) take(rate Rate, now time.Time) (bool, time.Duration) {
+	b.tokens = min(float64(rate.Burst), b.tokens+now.Sub(b.last).Seconds()*rate.PerSecond)
 	b.last = now
 	if b.tokens >= 1 {
 		b.tokens--
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate.PerSecond * float64(time.Second))
+	return false, time.Duration((1 - b.tokens) / rate.PerSecond * float64(time.Second))
 }
 
 func (l *rateLimiter) sweep(now time.Time) {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -43,9 +44,16 @@ func newSeriesView(sr *store.Series) seriesView {
 	return v
 }
 
-// view is the game as the API shows it, with its series' tally.
+// view is the game as the API shows it, with its series' tally and, for
+// an online game, its seats, clocks and offers.
 func (s *Server) view(ctx context.Context, l *loaded) (gameView, error) {
 	v := newGameView(l)
+	if o := l.stored.Online; o != nil {
+		v.Online = s.newOnlineView(l, time.Now())
+		if o.End != "" {
+			v.Status, v.Result, v.LegalMoves = onlineStatus(o.End), l.stored.Result, []string{}
+		}
+	}
 	if l.stored.SeriesID != "" {
 		sr, err := s.store.Series(ctx, l.stored.SeriesID)
 		if err != nil {
@@ -90,7 +98,7 @@ func (s *Server) nextGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.games.lock("series " + id)()
-	sg, err := s.next(r.Context(), id)
+	sg, err := s.next(r.Context(), id, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -98,7 +106,9 @@ func (s *Server) nextGame(w http.ResponseWriter, r *http.Request) {
 	s.create(w, r, sg, nil, 0)
 }
 
-func (s *Server) next(ctx context.Context, id string) (*store.Game, error) {
+// next returns the series' next game, not yet stored. The next game of an
+// online series is started by a seat (rematch), not here.
+func (s *Server) next(ctx context.Context, id string, online bool) (*store.Game, error) {
 	sr, err := s.store.Series(ctx, id)
 	if err != nil {
 		return nil, err
@@ -109,7 +119,9 @@ func (s *Server) next(ctx context.Context, id string) (*store.Game, error) {
 	if len(sr.Games) == 0 {
 		return nil, errorf(http.StatusConflict, "the series has no game")
 	}
-	if last := sr.Games[len(sr.Games)-1]; last.Result == "*" {
+	if last := sr.Games[len(sr.Games)-1]; last.Online && !online {
+		return nil, errorf(http.StatusConflict, "an online series goes on when a player asks for the next game (the rematch action)")
+	} else if last.Result == "*" && last.End == "" {
 		return nil, errorf(http.StatusConflict, "game %d of the series is not finished", len(sr.Games))
 	}
 	first, err := s.store.Game(ctx, sr.Games[0].ID)

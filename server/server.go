@@ -50,6 +50,11 @@ type Server struct {
 	games   gameLocks // one lock per game: its requests run one at a time
 	slots   *searchSlots
 	engines *enginePool
+	live    liveHub    // the live connections of the games watched now
+	clocks  clockWatch // the timers of the running clocks
+
+	ctx  context.Context // ends when the server stops (Start)
+	done chan struct{}   // closed when Start's work has finished
 
 	tb *tablebases // nil without endgame databases
 }
@@ -61,7 +66,9 @@ func New(st *store.Store, log *slog.Logger) *Server { return NewWithOptions(st, 
 func NewWithOptions(st *store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), games: gameLocks{m: map[string]*gameLock{}},
-		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches}}
+		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
+		live: liveHub{rooms: map[string]*room{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
+		ctx: context.Background()}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.createGame)
 	s.mux.HandleFunc("GET /api/games", s.listGames)
@@ -72,6 +79,11 @@ func NewWithOptions(st *store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("POST /api/games/{id}/takeback", s.game(true, s.takeback))
 	s.mux.HandleFunc("GET /api/games/{id}/hint", s.limited(analysis, s.game(false, s.hint)))
 	s.mux.HandleFunc("GET /api/games/{id}/record", s.game(false, s.exportRecord))
+	s.mux.HandleFunc("POST /api/games/{id}/actions", s.game(true, s.actions))
+	s.mux.HandleFunc("GET /api/games/{id}/live", s.liveGame)
+	s.mux.HandleFunc("GET /api/join/{code}", s.peekInvite)
+	s.mux.HandleFunc("POST /api/join/{code}", s.join)
+	s.mux.HandleFunc("GET /api/online", s.listOnline)
 	s.mux.HandleFunc("GET /api/series/{id}", s.getSeries)
 	s.mux.HandleFunc("POST /api/series/{id}/next", s.nextGame)
 	s.mux.HandleFunc("POST /api/analyze", s.limited(analysis, s.analyze))
@@ -157,10 +169,16 @@ func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
 		}
 		return errorf(http.StatusBadRequest, "reading the request body: %v", err)
 	}
+	if len(bytes.TrimSpace(data)) == 0 && emptyOK {
+		return nil
+	}
+	return decodeBytes(data, v)
+}
+
+// decodeBytes reads one JSON object into v as decode does.
+func decodeBytes(data []byte, v any) error {
 	trimmed := bytes.TrimSpace(data)
 	switch {
-	case len(trimmed) == 0 && emptyOK:
-		return nil
 	case len(trimmed) == 0:
 		return errorf(http.StatusBadRequest, "the request needs a JSON object body")
 	case trimmed[0] != '{':
@@ -247,6 +265,9 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 func recordOf(l *loaded) *record.Record {
 	rec := record.New(l.game)
 	rec.South, rec.North = l.stored.South, l.stored.North
+	if tag, ok := terminationTag(l); ok {
+		rec.Extra = append(rec.Extra, tag)
+	}
 	rec.Event = "endodoi"
 	rec.Date = l.stored.Created.Format("2006-01-02")
 	return rec

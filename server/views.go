@@ -26,6 +26,7 @@ type gameView struct {
 	Result     string       `json:"result"` // "*", "1-0", "0-1" or "1/2-1/2"
 	Score      scoreView    `json:"score"`  // captured seeds, the end-of-game sweep included
 	Computer   *computerRef `json:"computer,omitempty"`
+	Online     *onlineView  `json:"online,omitempty"`
 	SeriesID   string       `json:"seriesId,omitempty"`
 	Series     *seriesView  `json:"series,omitempty"`
 	Created    time.Time    `json:"created"`
@@ -119,9 +120,26 @@ type summaryView struct {
 	SeriesID string    `json:"seriesId,omitempty"`
 	Created  time.Time `json:"created"`
 	Updated  time.Time `json:"updated"`
+	// Online games only:
+	Online bool   `json:"online,omitempty"`
+	ToMove string `json:"toMove,omitempty"`
+	Status string `json:"status,omitempty"` // "playing", "over" or how it ended
+	End    string `json:"end,omitempty"`
 }
 
 func newSummaryView(s store.Summary) summaryView {
-	return summaryView{ID: s.ID, South: s.South, North: s.North, Holes: s.Holes, Variant: s.Variant.String(),
+	v := summaryView{ID: s.ID, South: s.South, North: s.North, Holes: s.Holes, Variant: s.Variant.String(),
 		Moves: s.Moves, Result: s.Result, SeriesID: s.SeriesID, Created: s.Created, Updated: s.Updated}
+	if s.Online {
+		v.Online, v.ToMove, v.End = true, string(s.ToMove.Letter()), s.End
+		switch {
+		case s.End != "":
+			v.Status = onlineStatus(s.End)
+		case s.Result == "*":
+			v.Status = "playing"
+		default:
+			v.Status = "over"
+		}
+	}
+	return v
 }

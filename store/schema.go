@@ -58,6 +58,37 @@ CREATE TABLE IF NOT EXISTS moves (
 ALTER TABLE games ADD COLUMN import_key TEXT;
 CREATE UNIQUE INDEX games_import_key ON games(import_key);
 `},
+	// Version 3: online play. A game played on two devices has a row in
+	// online: its invite, its seats (hashes of their tokens), its clocks
+	// and its open offers. meta keeps the time the server was last known
+	// alive, so that a restart gives the outage back to running clocks.
+	{3, `
+CREATE TABLE online (
+	game_id        TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+	invite         TEXT NOT NULL UNIQUE,
+	south_seat     TEXT NOT NULL, -- SHA-256 of the seat's token, hex; '' while free
+	north_seat     TEXT NOT NULL,
+	clock_ms       INTEGER NOT NULL, -- the time for the game, or for each move; 0: no clock
+	increment_ms   INTEGER NOT NULL,
+	per_move       INTEGER NOT NULL, -- 1: correspondence, clock_ms for each move
+	south_ms       INTEGER NOT NULL, -- time left when the running clock started
+	north_ms       INTEGER NOT NULL,
+	turn_start     TEXT NOT NULL,    -- when the running clock started; '' when none runs
+	end_reason     TEXT NOT NULL,    -- how the game ended when not by the rules of play
+	draw_offer     TEXT NOT NULL,    -- the side with an open offer, or ''
+	takeback_offer TEXT NOT NULL,
+	rematch_offer  TEXT NOT NULL,
+	next_game      TEXT NOT NULL,
+	rev            INTEGER NOT NULL
+);
+CREATE INDEX online_open ON online(end_reason, turn_start);
+CREATE INDEX online_south_seat ON online(south_seat);
+CREATE INDEX online_north_seat ON online(north_seat);
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+`},
 }
 
 // latestVersion is the schema version this program writes.

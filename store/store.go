@@ -60,6 +60,9 @@ type Game struct {
 	// ImportKey identifies an imported game, so that importing it again
 	// finds the stored one (see CreateGame); empty for other games.
 	ImportKey string
+	// Online is the state of a game played on two devices; nil for the
+	// others.
+	Online *Online
 }
 
 // Summary is a game in a listing.
@@ -70,8 +73,11 @@ type Summary struct {
 	Holes            int
 	Variant          rules.Variant
 	Moves            int
+	ToMove           rules.Side // the side to move after Moves moves
 	Result           string
 	SeriesID         string
+	Online           bool   // played on two devices
+	End              string // for an online game, Online.End
 }
 
 // Series is a stored series: its target and its games, oldest first.
@@ -505,6 +511,9 @@ func (s *Store) game(ctx context.Context, tx *sql.Tx, where string, arg any) (*G
 	if len(g.Moves) != n {
 		return nil, fmt.Errorf("%s: %d moves stored, %d counted", what, len(g.Moves), n)
 	}
+	if g.Online, err = s.readOnline(ctx, tx, g.ID); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	return g, nil
 }
 
@@ -529,7 +538,14 @@ func (s *Store) GameIDs(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-const summaryColumns = `id, created, updated, south, north, start, variant, moves, result, series_id`
+// summaryColumns are the columns scanSummaries reads from games.
+func (s *Store) summaryColumns() string {
+	end := `NULL`
+	if s.version >= 3 {
+		end = `(SELECT end_reason FROM online WHERE online.game_id = games.id)`
+	}
+	return `id, created, updated, south, north, start, variant, moves, result, series_id, ` + end
+}
 
 func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 	defer rows.Close()
@@ -537,11 +553,12 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 	for rows.Next() {
 		var sm Summary
 		var created, updated, start, variant string
-		var series sql.NullString
+		var series, end sql.NullString
 		if err := rows.Scan(&sm.ID, &created, &updated, &sm.South, &sm.North, &start, &variant, &sm.Moves,
-			&sm.Result, &series); err != nil {
+			&sm.Result, &series, &end); err != nil {
 			return nil, err
 		}
+		sm.Online, sm.End = end.Valid, end.String
 		what := "game " + sm.ID
 		var err error
 		if sm.Created, err = parseTime(what, created); err != nil {
@@ -556,6 +573,11 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 			return nil, fmt.Errorf("%s: stored start: %w", what, err)
 		}
 		sm.Holes = p.Holes()
+		// Turns alternate: no move gives its player another.
+		sm.ToMove = p.ToMove()
+		if sm.Moves%2 == 1 {
+			sm.ToMove = sm.ToMove.Opponent()
+		}
 		if sm.Variant, err = rules.ParseVariant(variant); err != nil {
 			return nil, fmt.Errorf("%s: stored variant: %w", what, err)
 		}
@@ -566,7 +588,7 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 
 // Games lists games, the most recently played first.
 func (s *Store) Games(ctx context.Context, limit, offset int) ([]Summary, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games
+	rows, err := s.r.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games
 		ORDER BY touched DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
 		return nil, fmt.Errorf("listing games: %w", err)
@@ -590,7 +612,7 @@ func (s *Store) Series(ctx context.Context, id string) (*Series, error) {
 		if sr.Created, err = parseTime("series "+id, created); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+summaryColumns+` FROM games WHERE series_id = ?
+		rows, err := tx.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games WHERE series_id = ?
 			ORDER BY rowid`, id)
 		if err != nil {
 			return err

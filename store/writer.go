@@ -133,7 +133,13 @@ func (t *wtx) insertGame(g *Game) error {
 	case err != nil:
 		return err
 	}
-	return t.insertMoves(g.ID, 0, g.Moves)
+	if err := t.insertMoves(g.ID, 0, g.Moves); err != nil {
+		return err
+	}
+	if g.Online != nil {
+		return t.insertOnline(g.ID, g.Online)
+	}
+	return nil
 }
 
 func (t *wtx) insertMoves(id string, from int, moves []rules.Move) error {

@@ -94,6 +94,9 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, tabl
 	if useTables {
 		api.UseTablebases(tables)
 	}
+	if err := api.Start(ctx); err != nil {
+		return fmt.Errorf("starting the server: %w", err)
+	}
 	mux.Handle("/api/", api)
 	mux.Handle("/", web.Handler())
 	ln, err := net.Listen("tcp", addr)
@@ -133,6 +136,7 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, tabl
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serving: %w", err)
 	}
+	api.Close()
 	// The store finishes the writes in flight when it closes; only then
 	// is the count of failed ones final.
 	if err := st.Close(); err != nil {

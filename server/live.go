@@ -1,0 +1,355 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
+)
+
+// Limits of a live connection.
+const (
+	MaxLiveMessage = 4 << 10 // bytes of a message from a client
+	liveRate       = 20      // messages a second a client may send,
+	liveBurst      = 40      // in bursts of this many
+	liveQueue      = 32      // messages waiting to be sent to a slow client before it is dropped
+	livePing       = 30 * time.Second
+	liveWrite      = 10 * time.Second
+)
+
+// liveHub keeps the live connections of every game watched now, to send
+// them each change of their game.
+type liveHub struct {
+	mu    sync.Mutex
+	rooms map[string]*room
+}
+
+type room struct {
+	conns map[*liveConn]struct{}
+	seats [2]int // connections identified as each seat
+}
+
+type liveConn struct {
+	send   chan []byte
+	seat   int // 0 South, 1 North, -1 a spectator
+	closed chan struct{}
+	once   sync.Once
+}
+
+// drop closes the connection's queue: its writer ends the connection, and
+// the client reconnects and resyncs.
+func (c *liveConn) drop() { c.once.Do(func() { close(c.closed) }) }
+
+func (h *liveHub) join(id string, c *liveConn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil {
+		r = &room{conns: map[*liveConn]struct{}{}}
+		h.rooms[id] = r
+	}
+	r.conns[c] = struct{}{}
+}
+
+func (h *liveHub) leave(id string, c *liveConn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil {
+		return
+	}
+	delete(r.conns, c)
+	if c.seat >= 0 {
+		r.seats[c.seat]--
+	}
+	if len(r.conns) == 0 {
+		delete(h.rooms, id)
+	}
+}
+
+// identify marks c as a connection of seat side; it reports whether the
+// seat was not connected before.
+func (h *liveHub) identify(id string, c *liveConn, side rules.Side) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil || c.seat == int(side) {
+		return false
+	}
+	if c.seat >= 0 {
+		r.seats[c.seat]--
+	}
+	c.seat = int(side)
+	r.seats[side]++
+	return r.seats[side] == 1
+}
+
+// presence says which seats are connected and how many others watch.
+func (h *liveHub) presence(id string) (sideFlags, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil {
+		return sideFlags{}, 0
+	}
+	seated := r.seats[0] + r.seats[1]
+	return sideFlags{r.seats[0] > 0, r.seats[1] > 0}, len(r.conns) - seated
+}
+
+// broadcast queues msg for every connection to game id; a connection too
+// slow to take it is dropped rather than waited for.
+func (h *liveHub) broadcast(id string, msg []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil {
+		return
+	}
+	for c := range r.conns {
+		select {
+		case c.send <- msg:
+		default:
+			c.drop()
+		}
+	}
+}
+
+// liveMessage is a message of the server to a live client.
+type liveMessage struct {
+	Type   string      `json:"type"`
+	Game   *gameView   `json:"game,omitempty"`
+	Event  string      `json:"event,omitempty"`
+	Sowing *sowingView `json:"sowing,omitempty"`
+	Status int         `json:"status,omitempty"`
+	Error  string      `json:"error,omitempty"`
+	Ref    any         `json:"ref,omitempty"`
+}
+
+func marshal(m liveMessage) []byte {
+	b, _ := json.Marshal(m) // plain data: it always marshals
+	return b
+}
+
+// publish tells the live clients of game id of a committed change.
+func (s *Server) publish(id, event string, v gameView, sw *sowingView) {
+	s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: event, Sowing: sw}))
+}
+
+// publishPresence sends the game's state after a connection came or went.
+func (s *Server) publishPresence(ctx context.Context, id string) {
+	l, err := s.load(ctx, id)
+	if err != nil {
+		return
+	}
+	if v, err := s.view(ctx, l); err == nil {
+		s.publish(id, "presence", v, nil)
+	}
+}
+
+// clientMessage is a message of a live client.
+type clientMessage struct {
+	Type   string `json:"type"`
+	Token  string `json:"token"`
+	Move   string `json:"move"`
+	Action string `json:"action"`
+	Ply    *int   `json:"ply"`
+}
+
+// liveGame answers GET /api/games/{id}/live: a WebSocket that sends every
+// change of the game and takes the moves and actions of its seats.
+func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !store.ValidID(id) {
+		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
+		return
+	}
+	l, err := s.load(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// The HTTP server's deadlines would cut the connection short: it lives
+	// as long as the client stays, watched by pings instead.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{})
+	rc.SetWriteDeadline(time.Time{})
+	// The guard has checked Origin already; the library checks it again.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		return // Accept has answered
+	}
+	ws.SetReadLimit(MaxLiveMessage)
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	go func() { // the request's context ends with the connection
+		select {
+		case <-r.Context().Done():
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	s.live.join(id, c)
+	defer func() {
+		seat := c.seat
+		s.live.leave(id, c)
+		if seat >= 0 {
+			s.publishPresence(context.WithoutCancel(ctx), id)
+		}
+	}()
+	if v, err := s.view(ctx, l); err == nil {
+		c.send <- marshal(liveMessage{Type: "game", Game: &v})
+	}
+	go s.liveWriter(ctx, cancel, ws, c)
+	s.liveReader(ctx, ws, c, id)
+	cancel()
+	ws.CloseNow()
+}
+
+// liveWriter sends the connection's queue and pings, until the
+// connection ends or is dropped.
+func (s *Server) liveWriter(ctx context.Context, cancel func(), ws *websocket.Conn, c *liveConn) {
+	defer cancel()
+	ping := time.NewTicker(livePing)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			ws.Close(websocket.StatusGoingAway, "the server is stopping")
+			return
+		case <-c.closed:
+			ws.Close(websocket.StatusTryAgainLater, "too slow to keep up: reconnect")
+			return
+		case msg := <-c.send:
+			wctx, done := context.WithTimeout(ctx, liveWrite)
+			err := ws.Write(wctx, websocket.MessageText, msg)
+			done()
+			if err != nil {
+				return
+			}
+		case <-ping.C:
+			pctx, done := context.WithTimeout(ctx, liveWrite)
+			err := ws.Ping(pctx)
+			done()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// liveReader reads the client's messages until the connection ends.
+func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn, id string) {
+	// The library closes a connection whose message is over the read limit.
+	rate := Rate{liveRate, liveBurst}
+	budget := &bucket{tokens: liveBurst, last: time.Now()}
+	var token string
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		if ok, _ := budget.take(rate, time.Now()); !ok {
+			ws.Close(websocket.StatusPolicyViolation, "too many messages")
+			return
+		}
+		var m clientMessage
+		if err := decodeBytes(data, &m); err != nil {
+			c.reply(liveMessage{Type: "error", Status: http.StatusBadRequest, Error: err.Error()})
+			continue
+		}
+		if m.Type == "hello" {
+			token = m.Token
+		}
+		if err := s.liveAction(ctx, c, id, token, &m); err != nil {
+			var ae *apiError
+			status, msg := http.StatusInternalServerError, "internal error; the server's log has the details"
+			switch {
+			case errors.As(err, &ae):
+				status, msg = ae.status, ae.msg
+			case errors.Is(err, store.ErrConflict):
+				status, msg = http.StatusConflict, err.Error()
+			case errors.Is(err, store.ErrNotFound):
+				status, msg = http.StatusNotFound, err.Error()
+			case errors.Is(err, store.ErrBusy), errors.Is(err, store.ErrUnsaved):
+				status, msg = http.StatusServiceUnavailable, "the change could not be saved; try again in a moment"
+			default:
+				s.log.Error("live action failed", "game", id, "type", m.Type, "err", err)
+			}
+			ref := map[string]any{"type": m.Type}
+			if m.Move != "" {
+				ref["move"] = clip(m.Move)
+			}
+			if m.Action != "" {
+				ref["action"] = clip(m.Action)
+			}
+			if m.Ply != nil {
+				ref["ply"] = *m.Ply
+			}
+			c.reply(liveMessage{Type: "error", Status: status, Error: msg, Ref: ref})
+		}
+	}
+}
+
+// reply queues a message for this connection alone.
+func (c *liveConn) reply(m liveMessage) {
+	select {
+	case c.send <- marshal(m):
+	default:
+		c.drop()
+	}
+}
+
+// liveAction carries out a client's message as the seat its token holds.
+func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, m *clientMessage) error {
+	switch m.Type {
+	case "hello", "move", "action":
+	case "ping":
+		return nil
+	default:
+		return errorf(http.StatusBadRequest, "message type %q: want hello, move or action", clip(m.Type))
+	}
+	unlock := s.games.lock(id)
+	l, err := s.load(ctx, id)
+	if err != nil {
+		unlock()
+		return err
+	}
+	if l.stored.Online == nil {
+		unlock()
+		return errorf(http.StatusConflict, "this game is played on one device: watch it only")
+	}
+	side, err := s.seatOf(ctx, l, token)
+	if err != nil {
+		unlock()
+		return err
+	}
+	switch m.Type {
+	case "hello":
+		unlock()
+		if s.live.identify(id, c, side) {
+			s.publishPresence(ctx, id)
+		}
+		return nil
+	case "move":
+		defer unlock()
+		mv, err := rules.ParseMove(strings.TrimSpace(m.Move))
+		if err != nil {
+			return errorf(http.StatusBadRequest, "%v", err)
+		}
+		_, err = s.onlineMove(ctx, l, side, mv, m.Ply)
+		return err
+	default:
+		defer unlock()
+		_, err := s.act(ctx, l, side, m.Action, m.Ply)
+		return err
+	}
+}
