@@ -115,7 +115,7 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, tabl
 	}
 	fmt.Fprintf(env.Stdout, "endodoi: play at http://%s/\n", browserAddr(ln.Addr()))
 	if !loopback(ln.Addr()) {
-		fmt.Fprintf(env.Stderr, "endodoi: WARNING: listening on %s, reachable from other computers: anyone who can reach it can see, play and change every game on this server\n", ln.Addr())
+		fmt.Fprintf(env.Stderr, "endodoi: WARNING: listening on %s, reachable from other computers: anyone who can reach it can see every game, and play or change those played on one device (online games are protected by their seats)\n", ln.Addr())
 	}
 	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", dbPath)
 	if useTables {
