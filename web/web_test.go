@@ -154,7 +154,9 @@ func TestNotFoundAndMethods(t *testing.T) {
 }
 
 // TestPageWeight keeps the page small: everything it loads (the markup,
-// style, scripts, images and one catalog) under 150 KB.
+// style, scripts, images and one catalog) under 175 KB. (It was 150 KB
+// before online play, which added about 32 KB: the live connection,
+// clocks, invitations and their messages.)
 func TestPageWeight(t *testing.T) {
 	total := 0
 	err := fs.WalkDir(static, "static", func(name string, d fs.DirEntry, err error) error {
@@ -171,8 +173,8 @@ func TestPageWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total > 150_000 {
-		t.Errorf("the page's assets weigh %d bytes, over 150,000", total)
+	if total > 175_000 {
+		t.Errorf("the page's assets weigh %d bytes, over 175,000", total)
 	}
 	t.Logf("page weight: %d bytes", total)
 }

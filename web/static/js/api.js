@@ -12,9 +12,11 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, body, { signal } = {}) {
+async function request(method, path, body, { signal, token } = {}) {
   return busy(async () => {
     const init = { method, headers: { Accept: "application/json" }, signal };
+    // A seat's secret goes in a header only: never in a URL.
+    if (token) init.headers.Authorization = `Bearer ${token}`;
     if (method === "POST") {
       // The server takes only JSON posts: another site cannot send them.
       init.body = JSON.stringify(body === undefined ? {} : body);
@@ -46,7 +48,12 @@ export const api = {
   listGames: (limit, offset) => request("GET", `/api/games?limit=${limit}&offset=${offset}`),
   createGame: (settings) => request("POST", "/api/games", settings),
   game: (id) => request("GET", `/api/games/${enc(id)}`),
-  move: (id, move, ply) => request("POST", `/api/games/${enc(id)}/moves`, { move, ply }),
+  move: (id, move, ply, token) => request("POST", `/api/games/${enc(id)}/moves`, { move, ply }, { token }),
+  action: (id, action, ply, token) => request("POST", `/api/games/${enc(id)}/actions`, { action, ply }, { token }),
+  invite: (code) => request("GET", `/api/join/${enc(code)}`),
+  join: (code, body) => request("POST", `/api/join/${enc(code)}`, body),
+  games: (ids) => request("GET", `/api/games?ids=${ids.map(enc).join(",")}`),
+  online: () => request("GET", "/api/online?limit=50"),
   computer: (id, ply) => request("POST", `/api/games/${enc(id)}/computer`, { ply }),
   takeback: (id, ply) => request("POST", `/api/games/${enc(id)}/takeback`, { ply }),
   hint: (id) => request("GET", `/api/games/${enc(id)}/hint`),

@@ -1,8 +1,10 @@
 // Past games: a paged list to continue, replay or export them, and the
-// import of a game record from a file or pasted text.
+// import of a game record from a file or pasted text. Above them, the
+// online games this browser holds a seat in, and those being played now.
 
 import { api } from "./api.js";
-import { t, num, dateTime } from "./i18n.js";
+import { t, tp, num, dateTime } from "./i18n.js";
+import { seats, clockName } from "./online.js";
 import { shortResult, sideName } from "./explain.js";
 import { busy, showError, showMessage, clearMessage, el } from "./ui.js";
 
@@ -11,6 +13,8 @@ const PAGE = 50;
 let page = 0;
 let games = null; // the summaries of the page shown
 let more = false;
+let mine = []; // summaries of the online games this browser holds a seat in
+let live = []; // the online games being played now
 
 export function initHistory() {
   $("history-prev").addEventListener("click", () => loadPage(page - 1));
@@ -23,7 +27,51 @@ export function initHistory() {
 }
 
 export function openHistory() {
-  return loadPage(page);
+  return Promise.all([loadOnline(), loadPage(page)]);
+}
+
+async function loadOnline() {
+  const held = seats();
+  const ids = Object.keys(held).slice(-200);
+  try {
+    const [a, b] = await Promise.all([ids.length ? api.games(ids) : {}, api.online()]);
+    // Your move first, then the games waiting for the opponent, then the finished ones.
+    const rank = (g) => (g.result !== "*" || g.status !== "playing" ? 2 : g.toMove === held[g.id].side ? 0 : 1);
+    mine = (a.games || []).filter((g) => held[g.id]).sort((x, y) => rank(x) - rank(y));
+    live = b.games || [];
+  } catch (err) {
+    showError(err);
+  }
+  renderOnline();
+}
+
+function renderOnline() {
+  const held = seats();
+  const vs = (g) => t("history.vs", { south: g.south || sideName("s"), north: g.north || sideName("n") });
+  const item = (g, text, label) => {
+    const li = el("li");
+    li.dataset.gameId = g.id;
+    const a = el("a", "button small", label);
+    a.href = `#/play/${encodeURIComponent(g.id)}`;
+    li.append(el("span", "", vs(g)), el("span", "muted", text), a);
+    return li;
+  };
+  $("my-online").hidden = !mine.length;
+  $("my-online-list").replaceChildren(
+    ...mine.map((g) => {
+      let state = t("history.finished", { result: g.end === "aborted" ? t("result.none") : shortResult(g.result) });
+      if (g.status === "playing") state = g.toMove === held[g.id].side ? t("status.yourMove") : t("history.theirMove");
+      return item(g, state, g.status === "playing" ? t("history.continue") : t("history.replay"));
+    }),
+  );
+  $("live-list").replaceChildren(
+    ...live.map((g) => {
+      const size = t("history.holes", { holes: num(g.holes) });
+      const text = [size, clockName(g.clock), g.watchers ? tp("online.watchers", g.watchers) : ""].filter(Boolean).join(" · ");
+      return item(g, text, t("history.watch"));
+    }),
+  );
+  $("live-empty").hidden = live.length > 0;
 }
 
 async function loadPage(p) {
@@ -44,6 +92,7 @@ async function loadPage(p) {
 
 /** Re-draws the list, for instance in another language. */
 export function render() {
+  renderOnline();
   const body = $("history");
   body.replaceChildren();
   if (!games) return;

@@ -1,17 +1,18 @@
 // The page's entry point: loads the language, wires the views and routes by
 // the URL hash: #/play/{id}[/{ply}], #/analysis[/{id}/{ply}], #/history,
-// #/rules, #/about. Keyboard shortcuts go to the screen shown.
+// #/rules, #/about, #/join/{code}. Keyboard shortcuts go to the screen shown.
 
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { diagram } from "./board.js";
 import * as play from "./play.js";
 import * as analysis from "./analysis.js";
 import * as history from "./history.js";
+import * as join from "./join.js";
 import { initNewGame, update as updateNewGame } from "./newgame.js";
 import { busy, showError } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ["play", "analysis", "history", "rules", "about"];
+const VIEWS = ["play", "analysis", "history", "rules", "about", "join"];
 let current = "";
 
 /** Splits the hash into the screen and its arguments. */
@@ -47,6 +48,9 @@ async function route() {
       break;
     case "history":
       await history.openHistory();
+      break;
+    case "join":
+      await join.openJoin(args[0]);
       break;
     case "rules":
       diagram($("rules-board"), 6, 4);
@@ -102,6 +106,7 @@ async function start() {
     play.initPlay();
     analysis.initAnalysis();
     history.initHistory();
+    join.initJoin();
     initNewGame();
     onLanguageChange(() => {
       play.render();

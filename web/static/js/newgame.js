@@ -3,12 +3,13 @@
 // remembered for next time.
 
 import { api } from "./api.js";
-import { t, num } from "./i18n.js";
+import { t, tp, num } from "./i18n.js";
 import { busy, showError, el } from "./ui.js";
+import { keepSeat, savedName, rememberName } from "./online.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "endodoi.newgame";
-const FIELDS = ["ng-holes", "ng-seeds", "ng-variant", "ng-opponent", "ng-level", "ng-first", "ng-mode", "ng-target", "ng-south", "ng-north", "ng-maxlaps"];
+const FIELDS = ["ng-holes", "ng-seeds", "ng-variant", "ng-opponent", "ng-level", "ng-first", "ng-mode", "ng-target", "ng-south", "ng-north", "ng-maxlaps", "ng-side", "ng-clock"];
 
 /** The level names, literal keys so that the catalog test sees them. */
 function levelNames() {
@@ -54,7 +55,12 @@ function fillLevels() {
 /** Re-labels the dialog for the language and the chosen opponent. */
 export function update() {
   const computer = $("ng-opponent").value === "computer";
+  const online = $("ng-opponent").value === "online";
   for (const e of document.querySelectorAll(".ng-computer")) e.hidden = !computer;
+  for (const e of document.querySelectorAll(".ng-online")) e.hidden = !online;
+  for (const e of document.querySelectorAll(".ng-local")) e.hidden = online;
+  if (!online && $("ng-first").value === "random") $("ng-first").value = "s";
+  for (const d of [1, 3, 7]) $(`ng-clock-${d}`).textContent = tp("clock.perMove", d);
   for (const e of document.querySelectorAll(".ng-series")) e.hidden = $("ng-mode").value !== "series";
   fillLevels();
   $("ng-level-desc").textContent = levelDescription(Number($("ng-level").value));
@@ -74,6 +80,7 @@ function restore() {
   } catch {
     // Nothing remembered.
   }
+  $("ng-name").value = savedName();
 }
 
 function remember() {
@@ -122,6 +129,7 @@ async function start() {
   }
   $("ng-error").hidden = true;
   const computer = $("ng-opponent").value === "computer";
+  const online = $("ng-opponent").value === "online";
   const body = {
     holes: values["ng-holes"],
     seeds: values["ng-seeds"],
@@ -131,14 +139,29 @@ async function start() {
   if (values["ng-maxlaps"] !== 1000) body.maxLaps = values["ng-maxlaps"];
   const south = $("ng-south").value.trim();
   const north = $("ng-north").value.trim();
-  if (south) body.south = south;
-  if (north) body.north = north;
+  if (online) {
+    body.online = true;
+    body.side = $("ng-side").value;
+    const name = $("ng-name").value.trim();
+    if (name) body.name = name;
+    rememberName(name);
+    const [m, s] = $("ng-clock").value.split(/[+d]/).map(Number);
+    if ($("ng-clock").value.endsWith("d")) body.clock = { days: m };
+    else if (m) body.clock = { minutes: m, increment: s };
+  } else {
+    if (south) body.south = south;
+    if (north) body.north = north;
+  }
   if (computer) body.computer = { side: "n", level: Number($("ng-level").value) };
   if ($("ng-mode").value === "series") body.series = values["ng-target"];
   remember();
   await busy(async () => {
     try {
-      const g = await api.createGame(body);
+      let g = await api.createGame(body);
+      if (online) {
+        keepSeat(g.game.id, { ...g.seat, invite: g.invite });
+        g = g.game;
+      }
       $("new-game-dialog").close();
       location.hash = `#/play/${g.id}`;
     } catch (err) {

@@ -1,17 +1,20 @@
 // The game screen: the board, the players, the move list and the game's
 // controls. Moves go to the server; the answer's sowing trace is animated
 // before the board snaps to the server's position. Against the computer its
-// reply follows after a short, natural pause.
+// reply follows after a short, natural pause. An online game follows its
+// live connection (online.js): each change the server sends is shown, a
+// move animated, and the seat this browser holds may move and act.
 
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { t, tp, num } from "./i18n.js";
-import { parsePosition, indexOf, ownerOf, letterOf, traceMove, startPosition, boardSeeds } from "./rules.js";
+import { parsePosition, indexOf, ownerOf, letterOf, traceMove, startPosition, boardSeeds, other, sideOfMove } from "./rules.js";
 import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
 import { moveSentence, endSentence, resultSentence, hintSentence, playerName, playerLabel, sideName } from "./explain.js";
 import { busy, isBusy, showMessage, clearMessage, showError, announce, sleep, el, initialSpeed, rememberSpeed } from "./ui.js";
 import { openNewGame } from "./newgame.js";
+import { Live, seatOf, keepSeat, clockText, click, soundOn, setSound, initSound } from "./online.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -25,6 +28,14 @@ let thinking = false;
 let token = 0; // bumped when another game opens: older async work then stops
 let speed = initialSpeed();
 const ends = new Map(); // ply -> {from, to}: the holes to highlight after that move
+let live = null; // the live connection of the online game shown
+let seat = null; // {side, token} of the online game shown, when this browser plays it
+let connected = false;
+let inbox = []; // live messages not yet shown
+let stamp = 0; // performance.now() when the clocks shown were read
+let pending = null; // a move or action sent on the live connection, awaiting its answer
+let confirming = false; // the resign confirmation is shown
+let reading = false; // the inbox is being read
 
 export function initPlay() {
   board = new Board($("board"), {
@@ -51,23 +62,54 @@ export function initPlay() {
   $("step-back").addEventListener("click", () => setView(view - 1));
   $("step-forward").addEventListener("click", () => setView(view + 1));
   $("step-last").addEventListener("click", () => setView(game ? game.moves.length : 0));
+  $("sound").checked = soundOn();
+  $("sound").addEventListener("change", (e) => setSound(e.target.checked));
+  initSound();
+  $("online").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-action]");
+    if (!b) return;
+    if (b.dataset.action !== "resign") return act(b.dataset.action);
+    confirming = true;
+    render();
+    $("resign-yes").focus();
+  });
+  $("resign-yes").addEventListener("click", () => act("resign"));
+  $("resign-no").addEventListener("click", () => {
+    confirming = false;
+    render();
+    $("act-resign").focus();
+  });
+  $("invite-copy").addEventListener("click", copyInvite);
+  $("invite-share").addEventListener("click", () =>
+    navigator.share({ title: t("app.title"), text: t("invite.text"), url: $("invite-link").value }).catch(() => {}),
+  );
+  setInterval(renderClocks, 200);
 }
 
 /** Shows the game id, at ply (default: the latest), and lets the computer move if it is its turn. */
 export async function openGame(id, ply) {
-  if (game && game.id === id && (anim || thinking)) {
-    // The game is moving on screen: leave it be.
+  if (game && game.id === id && (anim || thinking || live)) {
+    // The game is moving on screen, or live: leave it be.
+    if (!anim) view = ply === undefined ? game.moves.length : Math.max(0, Math.min(ply, game.moves.length));
     render();
     return;
   }
   const my = ++token;
   stopAnimation();
+  closeLive();
   await busy(async () => {
     try {
       const g = await api.game(id);
       if (my !== token) return;
+      seat = g.online ? seatOf(id) : null;
       setGame(g);
       if (ply !== undefined) view = Math.max(0, Math.min(ply, g.moves.length));
+      if (g.online) {
+        live = new Live(id, seat && seat.token, onLive, (up) => {
+          connected = up;
+          render();
+        });
+      }
       render();
       await computerTurn(my);
     } catch (err) {
@@ -88,7 +130,7 @@ export async function resumeOrNew() {
   await busy(async () => {
     try {
       const list = await api.listGames(20, 0);
-      const open = (list.games || []).find((g) => g.result === "*");
+      const open = (list.games || []).find((g) => g.result === "*" && (!g.online || seatOf(g.id)));
       if (open) {
         location.replace(`#/play/${open.id}`);
         return;
@@ -105,10 +147,21 @@ export async function resumeOrNew() {
 /** Called when the play screen is left: a running animation finishes at once. */
 export function leavePlay() {
   if (anim) anim.abort();
+  closeLive();
+}
+
+function closeLive() {
+  if (live) live.close();
+  live = seat = null;
+  connected = confirming = false;
+  inbox = [];
+  settle();
 }
 
 function setGame(g) {
   if (!game || game.id !== g.id) ends.clear();
+  stamp = performance.now();
+  if (g.online && seat && g.online.next && !seatOf(g.online.next)) keepSeat(g.online.next, { side: seat.side, token: seat.token });
   game = g;
   view = g.moves.length;
   hint = null;
@@ -154,7 +207,11 @@ export function render() {
   const atEnd = view === total;
   const over = game.status !== "playing";
   const pos = parsePosition(game.positions[view]);
-  const canMove = atEnd && !over && !computerToMove() && !anim;
+  const online = game.online;
+  const seated = !online || (online.seats.s && online.seats.n);
+  const canMove = atEnd && !over && !computerToMove() && !anim && (!online || (seated && !pending && !!seat && seat.side === game.toMove));
+  // The result shows once the last move's animation is over.
+  const ended = over && !anim;
   // At the end the piles hold the score, the sweep included; the seeds left
   // on the board are drawn faded: swept to the last mover, or (after a
   // repetition) counting for nobody.
@@ -180,14 +237,16 @@ export function render() {
   // While a move is animated, the board shows the position before it: its mover is sowing.
   $("status").textContent = anim ? t("status.sowing", { player: playerName(game, pos.toMove) }) : statusText();
   const result = $("result");
-  result.hidden = !over;
+  result.hidden = !ended;
   result.replaceChildren();
-  if (over) {
-    result.append(el("strong", "", resultSentence(game, game.result, game.score)));
-    const why = endText(game);
+  if (ended) {
+    const [head, why] = online && online.end ? onlineEnd(game) : [resultSentence(game, game.result, game.score), endText(game)];
+    result.append(el("strong", "", head));
     if (why) result.append(el("p", "", why));
   }
   renderSeries();
+  if (online) $("next-game").hidden = !ended || !(online.next || (game.series && !game.series.over && seat));
+  renderOnline(ended, seated);
 
   renderMoves($("moves"), game.moves, view, (side) => playerName(game, side), setView);
   $("step-first").disabled = $("step-back").disabled = view === 0 || !!anim;
@@ -197,6 +256,7 @@ export function render() {
     view === 0 ? t("view.viewingStart") : t("view.viewing", { ply: num(view), total: num(total) });
 
   $("hint").disabled = !canMove;
+  $("hint").hidden = $("takeback").hidden = !!online;
   // A finished game of a series is counted in the tally: it stays as it ended.
   $("takeback").disabled = total === 0 || !!anim || thinking || (over && !!game.series);
   $("play-through").disabled = total === 0 || !!anim;
@@ -229,6 +289,8 @@ function renderEmpty() {
   $("result").hidden = true;
   $("series-info").hidden = true;
   $("next-game").hidden = true;
+  $("online").hidden = true;
+  for (const id of ["clock-south", "clock-north", "presence-south", "presence-north"]) $(id).hidden = true;
   $("tally-south").replaceChildren();
   $("tally-north").replaceChildren();
   renderMoves($("moves"), [], 0, () => "", () => {});
@@ -243,6 +305,11 @@ function renderEmpty() {
 function statusText() {
   const g = game;
   if (g.status !== "playing") return t("status.over");
+  if (g.online) {
+    if (!g.online.seats.s || !g.online.seats.n) return seat ? t("online.waitFriend") : t("online.waitSecond");
+    if (!seat) return t("status.toMove", { player: playerLabel(g, g.toMove) });
+    return seat.side === g.toMove ? t("status.yourMove") : t("online.waitingFor", { player: playerName(g, g.toMove) });
+  }
   if (computerToMove()) return t("status.computerMoves");
   if (computerSide()) return t("status.yourMove");
   return t("status.toMove", { player: playerLabel(g, g.toMove) });
@@ -299,6 +366,11 @@ export function tryMove(letter) {
   if (isBusy() || anim) return showMessage(t("msg.busy"), "info");
   if (view !== game.moves.length) return showMessage(t("msg.viewing"), "info");
   if (game.status !== "playing") return showMessage(t("msg.over"), "info");
+  const o = game.online;
+  if (o && !seat) return showMessage(t("online.watching"), "info");
+  if (o && (!o.seats.s || !o.seats.n)) return showMessage(t("online.waitFriend"), "info");
+  if (o && pending) return showMessage(t("msg.busy"), "info");
+  if (o && game.toMove !== seat.side) return showMessage(t("online.waitingFor", { player: playerName(game, game.toMove) }), "info");
   if (computerToMove()) return showMessage(t("msg.computerTurn"), "info");
   const pos = parsePosition(game.position);
   const i = indexOf(letter, pos.holes);
@@ -330,10 +402,12 @@ export function typeLetter(key) {
 
 async function playMove(letter) {
   const my = token;
+  const g = game;
+  if (g.online && live && live.send({ type: "move", move: letter, ply: g.moves.length })) return waitReply();
   await busy(async () => {
     try {
-      const res = await api.move(game.id, letter, game.moves.length);
-      if (my !== token) return;
+      const res = await api.move(g.id, letter, g.moves.length, seat && seat.token);
+      if (my !== token || !newer(res.game)) return;
       await playOut(res.game, res.sowing, my);
       await computerTurn(my);
     } catch (err) {
@@ -377,9 +451,11 @@ async function computerTurn(my) {
 }
 
 /** Animates the move that led to next (a game view) and then shows next. */
-async function playOut(next, sowing, my) {
+async function playOut(next, sowing, my, quick) {
   const ply = next.moves.length;
   const before = parsePosition(next.positions[ply - 1]);
+  click();
+  stamp = performance.now();
   hint = null;
   anim = new AbortController();
   const signal = anim.signal;
@@ -387,7 +463,7 @@ async function playOut(next, sowing, my) {
   view = ply - 1;
   render();
   try {
-    await animateSowing(board, before, sowing, { speed, signal, onLap: showLap });
+    await animateSowing(board, before, sowing, { speed: quick ? "instant" : speed, signal, onLap: showLap });
     if (next.status === "no-legal-move" && !signal.aborted) await animateSweep(next, signal);
   } finally {
     $("lap-info").textContent = "";
@@ -460,6 +536,11 @@ async function takeback() {
 }
 
 async function nextGame() {
+  if (game && game.online) {
+    if (game.online.next) location.hash = `#/play/${game.online.next}`;
+    else act("rematch");
+    return;
+  }
   const s = game && game.series;
   if (!s) return;
   await busy(async () => {
@@ -503,4 +584,220 @@ async function playThrough() {
     view = g.moves.length;
     render();
   });
+}
+
+// ---------------------------------------------------------------------------
+// Online games.
+
+/** Whether a game view is newer than the one shown (always, offline). */
+const newer = (g) => !game || !game.online || g.online.rev > game.online.rev;
+
+/** Shows a game view from the server unless an older one; true if shown. */
+function take(g) {
+  if (!game || g.id !== game.id || g.online.rev < game.online.rev) return false;
+  if (g.online.rev > game.online.rev) setGame(g);
+  else {
+    game.online = g.online; // the same game: who is here, the clocks
+    stamp = performance.now();
+  }
+  render();
+  return true;
+}
+
+function onLive(m) {
+  if (m.type === "error") {
+    settle();
+    showMessage(t("error.server", { error: m.error }));
+    render();
+  } else if (m.type === "game" && game && m.game && m.game.id === game.id) {
+    inbox.push(m);
+    if (!reading) readInbox(token);
+  }
+}
+
+/** Shows the live messages in order: a move animated, anything else at once. */
+async function readInbox(my) {
+  reading = true;
+  await busy(async () => {
+    while (inbox.length && my === token) {
+      while (anim) await sleep(50); // a move of this page's own, or a play-through
+      if (!inbox.length || my !== token) break;
+      const m = inbox.shift();
+      const g = m.game;
+      const shown = game.online.rev;
+      if (pending && g.online.rev > pending.rev && m.event !== "presence" && m.event !== "join") settle();
+      if (g.online.rev > shown && m.event === "move" && m.sowing && g.moves.length === game.moves.length + 1) {
+        await playOut(g, m.sowing, my, inbox.length > 1);
+      } else if (take(g) && g.online.rev > shown) tell(m.event, g);
+    }
+  });
+  reading = false;
+  if (inbox.length) readInbox(token); // a newer game's, arrived meanwhile
+}
+
+/** Says what the opponent did; follows a rematch. */
+function tell(event = "", g) {
+  const o = g.online;
+  const mine = seat && seat.side;
+  let text = "";
+  if (event === "draw-offer" && o.drawOffer && o.drawOffer !== mine) text = t("offer.draw", { player: playerName(g, o.drawOffer) });
+  else if (event === "takeback-request" && o.takebackOffer && o.takebackOffer !== mine) text = t("offer.takeback", { player: playerName(g, o.takebackOffer) });
+  else if (event.startsWith("rematch") && o.rematchOffer && o.rematchOffer !== mine) text = t("offer.rematch", { player: playerName(g, o.rematchOffer) });
+  else if (event === "join" && mine) text = t("online.joined", { player: playerName(g, other(mine)) });
+  else if (event.endsWith("decline") && mine) showMessage((text = t("offer.declined", { player: playerName(g, other(mine)) })), "info");
+  else if (g.status !== "playing" && event !== "presence") text = onlineEnd(g).join(" ");
+  else if (event === "takeback") text = statusText();
+  if (text) announce(text);
+  if (event.startsWith("rematch") && o.next && mine) location.hash = `#/play/${o.next}`;
+}
+
+/** Why an online game ended other than by the rules: [headline, reason]. */
+function onlineEnd(g) {
+  const loser = g.result === "1-0" ? "n" : g.result === "0-1" ? "s" : g.toMove;
+  const player = playerName(g, loser);
+  let head = t("result.wins", { player: playerName(g, other(loser)) });
+  if (g.result === "1/2-1/2") head = t("result.agreed");
+  if (g.result === "*") head = t("result.none");
+  const why = {
+    resign: t("end.resign", { player }),
+    timeout: t("end.timeout", { player }),
+    aborted: t("end.aborted"),
+    expired: t("end.expired", { player }),
+  }[g.online.end];
+  return [head, why || ""];
+}
+
+/** Marks the page busy until the server answers what was sent on the live connection. */
+function waitReply() {
+  settle();
+  const done = busy(
+    () =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          settle();
+          render();
+        }, 10000);
+        pending = { rev: game.online.rev, done: () => (clearTimeout(timer), resolve()) };
+      }),
+  );
+  render();
+  return done;
+}
+
+function settle() {
+  const p = pending;
+  pending = null;
+  if (p) p.done();
+}
+
+/** A seat's action: on the live connection, else over HTTP. */
+async function act(action) {
+  confirming = false;
+  const g = game;
+  if (!g || !seat) return;
+  if (live && live.send({ type: "action", action, ply: g.moves.length })) return waitReply();
+  await busy(async () => {
+    try {
+      const res = await api.action(g.id, action, g.moves.length, seat.token);
+      if (take(res)) tell(action, res);
+    } catch (err) {
+      showError(err);
+      render();
+    }
+  });
+}
+
+async function copyInvite() {
+  const input = $("invite-link");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    showMessage(t("invite.copied"), "info");
+  } catch {
+    input.focus();
+    input.select();
+    showMessage(t("invite.select"), "info");
+  }
+}
+
+function renderClocks() {
+  const o = game && game.online;
+  for (const side of ["s", "n"]) {
+    const c = $(side === "s" ? "clock-south" : "clock-north");
+    c.hidden = !o || !o.clock || !o.clocks;
+    if (c.hidden) continue;
+    const running = o.running === side && game.status === "playing";
+    const left = o.clocks[side] - (running ? performance.now() - stamp : 0);
+    const text = clockText(left, o.clock.days);
+    if (c.textContent !== text) c.textContent = text;
+    c.classList.toggle("low", left < 10000);
+    c.classList.toggle("running", running);
+  }
+}
+
+/** The online parts: clocks, presence, the invitation, offers and the seat's actions. */
+function renderOnline(ended, seated) {
+  const o = game.online;
+  const mine = seat && seat.side;
+  $("online").hidden = !o;
+  for (const side of ["s", "n"]) {
+    const p = $(side === "s" ? "presence-south" : "presence-north");
+    p.hidden = !o || !o.seats[side] || mine === side || ended;
+    if (p.hidden) continue;
+    p.classList.toggle("here", !!o.connected[side]);
+    p.textContent = o.connected[side] ? t("online.here") : t("online.away");
+  }
+  renderClocks();
+  if (!o) return;
+  const state = $("live-state");
+  state.classList.toggle("down", !connected);
+  state.textContent = [
+    connected ? "" : t("online.reconnecting"),
+    mine ? t("online.youPlay", { side: sideName(mine) }) : t("online.watching"),
+    o.watchers ? tp("online.watchers", o.watchers) : "",
+  ].filter(Boolean).join(" · ");
+
+  const invite = !!mine && !!seat.invite && !seated && !ended;
+  $("invite").hidden = !invite;
+  if (invite) $("invite-link").value = location.origin + seat.invite;
+  $("invite-share").hidden = !navigator.share;
+
+  const name = (side) => playerName(game, side);
+  const offers = $("offers");
+  offers.replaceChildren();
+  for (const [who, theirs, own, yes, no] of [
+    [o.drawOffer, t("offer.draw", { player: name(o.drawOffer) }), t("offer.myDraw"), "draw-accept", "draw-decline"],
+    [o.takebackOffer, t("offer.takeback", { player: name(o.takebackOffer) }), t("offer.myTakeback"), "takeback-accept", "takeback-decline"],
+    [o.rematchOffer, t("offer.rematch", { player: name(o.rematchOffer) }), t("offer.myRematch"), "rematch", ""],
+  ]) {
+    if (!who || o.next) continue;
+    const p = el("p", "offer", who === mine ? own : theirs);
+    if (mine && who !== mine) {
+      for (const [action, label, cls] of [[yes, t("offer.accept"), "primary small"], [no, t("offer.decline"), "small"]]) {
+        if (!action) continue;
+        const b = el("button", cls, label);
+        b.type = "button";
+        b.dataset.action = action;
+        b.disabled = !!pending;
+        p.append(" ", b);
+      }
+    }
+    offers.append(p);
+  }
+
+  const playing = game.status === "playing";
+  if (!playing) confirming = false;
+  $("online-actions").hidden = !mine || confirming;
+  $("resign-confirm").hidden = !mine || !confirming;
+  const n = game.moves.length;
+  const show = {
+    "act-abort": playing && n < 2,
+    "act-resign": playing && n >= 2,
+    "act-draw": playing && seated && !o.drawOffer,
+    "act-takeback": playing && seated && !o.takebackOffer && game.moves.some((m) => sideOfMove(m) === mine),
+    "act-rematch": ended && !game.series && !o.next && !o.rematchOffer,
+  };
+  for (const [id, on] of Object.entries(show)) {
+    $(id).hidden = !on;
+    $(id).disabled = !!pending;
+  }
 }

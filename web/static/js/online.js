@@ -1,0 +1,164 @@
+// Online play (docs/api.md, "Online play"): the seats this browser holds,
+// the live connection to a game, the clocks and the sound of a move. A
+// seat's token stays in localStorage and in memory: never in a URL, the
+// page or the console.
+
+import { t, tp, num } from "./i18n.js";
+
+function load(key, fallback) {
+  try {
+    return JSON.parse(localStorage.getItem(key)) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function save(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Storage disabled: kept for this visit only.
+  }
+}
+
+/** The seats held: game id -> {side, token, invite?}. */
+export const seats = () => load("endodoi.seats", {});
+export const seatOf = (id) => seats()[id] || null;
+export function keepSeat(id, seat) {
+  save("endodoi.seats", { ...seats(), [id]: seat });
+}
+
+/** The display name last used online. */
+export const savedName = () => load("endodoi.name", "");
+export const rememberName = (name) => save("endodoi.name", name);
+
+/**
+ * The live connection to a game: reconnects by itself (0.5 s doubling to
+ * 10 s, with jitter), at once when the network returns or the page is shown
+ * again. onMessage gets each message, onState(connected) each change.
+ */
+export class Live {
+  constructor(id, token, onMessage, onState) {
+    Object.assign(this, { id, token, onMessage, onState, delay: 500, ws: null, timer: 0, closed: false });
+    this.wake = (e) => {
+      if (e.type === "online" || (document.visibilityState === "visible" && !this.connected())) this.connect();
+    };
+    addEventListener("online", this.wake);
+    document.addEventListener("visibilitychange", this.wake);
+    this.connect();
+  }
+
+  connected() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  connect() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.drop();
+    const ws = new WebSocket(`${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/api/games/${encodeURIComponent(this.id)}/live`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.delay = 500;
+      if (this.token) ws.send(JSON.stringify({ type: "hello", token: this.token }));
+      this.onState(true);
+    };
+    ws.onmessage = (e) => {
+      let m;
+      try {
+        m = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (this.ws === ws) this.onMessage(m);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.onState(false);
+      if (this.closed) return;
+      const wait = this.delay * (0.75 + Math.random() / 2);
+      this.delay = Math.min(10000, this.delay * 2);
+      this.timer = setTimeout(() => this.connect(), wait);
+    };
+  }
+
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) {
+      ws.onclose = ws.onmessage = ws.onopen = null;
+      ws.close();
+    }
+  }
+
+  /** Sends a message when connected; false when not. */
+  send(m) {
+    if (!this.connected()) return false;
+    this.ws.send(JSON.stringify(m));
+    return true;
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    removeEventListener("online", this.wake);
+    document.removeEventListener("visibilitychange", this.wake);
+    this.drop();
+  }
+}
+
+/** A time control in words: "5+3", "3 days a move", "No clock". */
+export function clockName(c) {
+  if (!c) return t("clock.none");
+  if (c.days) return tp("clock.perMove", c.days);
+  return `${num(c.minutes)}+${num(c.increment || 0)}`;
+}
+
+const two = (n) => num(n, { minimumIntegerDigits: 2 });
+
+/** A clock's time left: "4:59", "1:02:03", or in days and hours for correspondence. */
+export function clockText(ms, days) {
+  const s = Math.ceil(Math.max(0, ms) / 1000);
+  const h = Math.floor(s / 3600);
+  if (days && s >= 86400) return t("clock.days", { d: num(Math.floor(s / 86400)), h: num(h % 24) });
+  if (days && h) return t("clock.hours", { h: num(h), m: num(Math.floor(s / 60) % 60) });
+  const ms2 = `${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  return h ? `${num(h)}:${ms2}` : `${num(Math.floor(s / 60))}:${two(s % 60)}`;
+}
+
+// The sound of a move: a short wooden click made with WebAudio, once the
+// person has turned it on (browsers start audio only after a gesture).
+let audio = null;
+export const soundOn = () => load("endodoi.sound", false) === true;
+
+function unlock() {
+  if (!soundOn()) return;
+  const AC = window.AudioContext || window.webkitAudioContext;
+  if (!audio && AC) audio = new AC();
+  if (audio && audio.state === "suspended") audio.resume();
+}
+
+export function setSound(on) {
+  save("endodoi.sound", on);
+  unlock();
+}
+
+export function initSound() {
+  for (const type of ["pointerdown", "keydown"]) addEventListener(type, unlock, { capture: true });
+}
+
+export function click() {
+  if (!audio || !soundOn() || audio.state !== "running") return;
+  const at = audio.currentTime;
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  osc.type = "triangle";
+  osc.frequency.setValueAtTime(1100, at);
+  osc.frequency.exponentialRampToValueAtTime(260, at + 0.05);
+  gain.gain.setValueAtTime(0.3, at);
+  gain.gain.exponentialRampToValueAtTime(0.001, at + 0.09);
+  osc.connect(gain).connect(audio.destination);
+  osc.start(at);
+  osc.stop(at + 0.1);
+}
