@@ -30,7 +30,14 @@ const (
 type liveHub struct {
 	mu    sync.Mutex
 	rooms map[string]*room
+	// presence announcements waiting, by game: arrivals and departures
+	// within presenceDelay are told in one message.
+	pending map[string]bool
 }
+
+// presenceDelay gathers the arrivals and departures of a moment into one
+// message to the game's clients.
+const presenceDelay = 250 * time.Millisecond
 
 type room struct {
 	conns map[*liveConn]struct{}
@@ -143,8 +150,31 @@ func (s *Server) publish(id, event string, v gameView, sw *sowingView) {
 	s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: event, Sowing: sw}))
 }
 
+// presenceChanged announces, shortly, who is connected to game id now.
+func (s *Server) presenceChanged(id string) {
+	h := &s.live
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending[id] {
+		return
+	}
+	h.pending[id] = true
+	time.AfterFunc(presenceDelay, func() {
+		h.mu.Lock()
+		delete(h.pending, id)
+		h.mu.Unlock()
+		s.publishPresence(s.ctx, id)
+	})
+}
+
 // publishPresence sends the game's state after a connection came or went.
 func (s *Server) publishPresence(ctx context.Context, id string) {
+	if ctx.Err() != nil {
+		return
+	}
+	if seats, watchers := s.live.presence(id); watchers == 0 && !seats.South && !seats.North {
+		return // nobody left to tell
+	}
 	l, err := s.load(ctx, id)
 	if err != nil {
 		return
@@ -198,12 +228,10 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 	}()
 	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
 	s.live.join(id, c)
+	s.presenceChanged(id)
 	defer func() {
-		seat := c.seat
 		s.live.leave(id, c)
-		if seat >= 0 {
-			s.publishPresence(context.WithoutCancel(ctx), id)
-		}
+		s.presenceChanged(id)
 	}()
 	if v, err := s.view(ctx, l); err == nil {
 		c.send <- marshal(liveMessage{Type: "game", Game: &v})
@@ -336,7 +364,7 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 	case "hello":
 		unlock()
 		if s.live.identify(id, c, side) {
-			s.publishPresence(ctx, id)
+			s.presenceChanged(id)
 		}
 		return nil
 	case "move":

@@ -423,6 +423,9 @@ func (s *Server) onlineMove(ctx context.Context, l *loaded, side rules.Side, m r
 	if err := s.onlineOpen(l); err != nil {
 		return moveView{}, err
 	}
+	if o := l.stored.Online; o.Seats[rules.South] == "" || o.Seats[rules.North] == "" {
+		return moveView{}, errorf(http.StatusConflict, "waiting for your opponent to join: send them the invitation")
+	}
 	p := l.game.Position()
 	if m.Side() != side {
 		return moveView{}, errorf(http.StatusForbidden, "hole %s is %s's: you play %s", m, m.Side(), side)
@@ -730,9 +733,9 @@ func (s *Server) newOnlineView(l *loaded, now time.Time) *onlineView {
 	toMove := l.game.Position().ToMove()
 	left, _ := clockNow(o, toMove, now)
 	v := &onlineView{
-		Seats:  sideFlags{o.Seats[rules.South] != "", o.Seats[rules.North] != ""},
-		Clock:  clockView(o.Clock),
-		Clocks: sideMillis{left[rules.South].Milliseconds(), left[rules.North].Milliseconds()},
+		Seats:     sideFlags{o.Seats[rules.South] != "", o.Seats[rules.North] != ""},
+		Clock:     clockView(o.Clock),
+		Clocks:    sideMillis{left[rules.South].Milliseconds(), left[rules.North].Milliseconds()},
 		DrawOffer: o.DrawOffer, TakebackOffer: o.TakebackOffer, RematchOffer: o.RematchOffer,
 		Next: o.Next, End: o.End, Rev: o.Rev,
 	}

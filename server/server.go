@@ -42,7 +42,7 @@ const (
 
 // Server answers the API's requests.
 type Server struct {
-	store *store.Store
+	store store.Store
 	log   *slog.Logger
 	mux   *http.ServeMux
 	guard http.Handler
@@ -60,14 +60,14 @@ type Server struct {
 }
 
 // New returns a server over st with the default Options.
-func New(st *store.Store, log *slog.Logger) *Server { return NewWithOptions(st, log, Options{}) }
+func New(st store.Store, log *slog.Logger) *Server { return NewWithOptions(st, log, Options{}) }
 
 // NewWithOptions returns a server over st with the limits of o.
-func NewWithOptions(st *store.Store, log *slog.Logger, o Options) *Server {
+func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), games: gameLocks{m: map[string]*gameLock{}},
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
-		live: liveHub{rooms: map[string]*room{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
+		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
 		ctx: context.Background()}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.createGame)

@@ -20,7 +20,7 @@ import (
 type testServer struct {
 	t    testing.TB
 	path string
-	st   *store.Store
+	st   *store.SQLite
 	srv  *Server
 }
 

@@ -134,7 +134,7 @@ const maxProblems = 100
 // Check runs SQLite's full integrity check and counts the games, moves and
 // series. Damage is reported in the CheckReport; the error is for a check
 // that could not run.
-func (s *Store) Check(ctx context.Context) (CheckReport, error) {
+func (s *SQLite) Check(ctx context.Context) (CheckReport, error) {
 	rep := CheckReport{Version: s.version}
 	var err error
 	if rep.Problems, err = pragmaCheck(ctx, s.r, "integrity_check", maxProblems); err != nil {
@@ -159,7 +159,7 @@ func (s *Store) Check(ctx context.Context) (CheckReport, error) {
 // while other connections, in this program or another, go on writing. It
 // writes a temporary file in the same folder, checks it and then renames
 // it, so that path is either a sound copy or absent.
-func (s *Store) Backup(ctx context.Context, path string) error {
+func (s *SQLite) Backup(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("backing up to %s: %w", path, err)
@@ -197,7 +197,7 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 
 // vacuumInto copies the database into the new file to with VACUUM INTO,
 // which reads one snapshot of it and so never stops the writer.
-func (s *Store) vacuumInto(ctx context.Context, to string) error {
+func (s *SQLite) vacuumInto(ctx context.Context, to string) error {
 	// A connection of its own: VACUUM INTO needs one that is not
 	// query_only, and opening the source read-only writes nothing to it.
 	db, err := sql.Open("sqlite", uri(s.path, "mode=ro", "_pragma=busy_timeout(10000)"))

@@ -48,7 +48,7 @@ func fillByHand(t *testing.T, db *sql.DB) {
 }
 
 // checkKept checks that the games fillByHand stored are all there.
-func checkKept(t *testing.T, s *Store) {
+func checkKept(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
 	for id, want := range map[string]string{"g1": "c D f", "g2": "a B c"} {
@@ -209,7 +209,7 @@ func (f files) same(t *testing.T, before files) {
 }
 
 // fill stores n games of 20 moves each.
-func fill(t *testing.T, s *Store, n int) {
+func fill(t *testing.T, s Store, n int) {
 	t.Helper()
 	start, _ := rules.NewPosition(8, 4)
 	ms := moves(t, "a", "B", "c", "D", "e", "F", "g", "H", "a", "B", "c", "D", "e", "F", "g", "H", "a", "B", "c", "D")

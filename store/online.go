@@ -59,7 +59,7 @@ type Change struct {
 
 // Update changes game id as c says, or returns ErrConflict if the game
 // has changed since the caller read it (ErrNotFound if there is none).
-func (s *Store) Update(ctx context.Context, id string, c Change) error {
+func (s *SQLite) Update(ctx context.Context, id string, c Change) error {
 	if c.From < 0 || c.From > c.Ply {
 		return fmt.Errorf("changing game %s from move %d of %d: out of range", id, c.From, c.Ply)
 	}
@@ -103,12 +103,12 @@ func onlineArgs(o *Online) []any {
 		o.TakebackOffer, o.RematchOffer, o.Next}
 }
 
-func (t *wtx) insertOnline(id string, o *Online) error {
-	o.Rev = 1
+func (t *wtx) insertOnline(id string, o *Online, rev int64) error {
+	o.Rev = rev
 	args := append([]any{id, o.Invite}, onlineArgs(o)...)
 	_, err := t.s.wc.ExecContext(t.ctx, `INSERT INTO online (game_id, invite, south_seat, north_seat, clock_ms,
 		increment_ms, per_move, south_ms, north_ms, turn_start, end_reason, draw_offer, takeback_offer, rematch_offer,
-		next_game, rev) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, 1)`, args...)
+		next_game, rev) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, append(args, rev)...)
 	return err
 }
 
@@ -129,7 +129,7 @@ func (t *wtx) updateOnline(id string, rev int64, o *Online) error {
 
 // readOnline reads the online state of game id, or nil for a game that is
 // not online.
-func (s *Store) readOnline(ctx context.Context, tx *sql.Tx, id string) (*Online, error) {
+func (s *SQLite) readOnline(ctx context.Context, tx *sql.Tx, id string) (*Online, error) {
 	if s.version < 3 {
 		return nil, nil
 	}
@@ -158,7 +158,7 @@ func (s *Store) readOnline(ctx context.Context, tx *sql.Tx, id string) (*Online,
 }
 
 // GameByInvite returns the online game whose invite code is code.
-func (s *Store) GameByInvite(ctx context.Context, code string) (*Game, error) {
+func (s *SQLite) GameByInvite(ctx context.Context, code string) (*Game, error) {
 	var g *Game
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -176,7 +176,7 @@ func (s *Store) GameByInvite(ctx context.Context, code string) (*Game, error) {
 
 // OnlineGames lists the online games in progress, the most recently
 // played first.
-func (s *Store) OnlineGames(ctx context.Context, limit int) ([]Summary, error) {
+func (s *SQLite) OnlineGames(ctx context.Context, limit int) ([]Summary, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games
 		WHERE id IN (SELECT game_id FROM online WHERE end_reason = '') AND result = '*'
 		ORDER BY touched DESC LIMIT ?`, limit)
@@ -192,7 +192,7 @@ func (s *Store) OnlineGames(ctx context.Context, limit int) ([]Summary, error) {
 
 // GamesByID returns the summaries of the games ids names that exist, in
 // the order given.
-func (s *Store) GamesByID(ctx context.Context, ids []string) ([]Summary, error) {
+func (s *SQLite) GamesByID(ctx context.Context, ids []string) ([]Summary, error) {
 	out := make([]Summary, 0, len(ids))
 	for _, id := range ids {
 		rows, err := s.r.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games WHERE id = ?`, id)
@@ -211,7 +211,7 @@ func (s *Store) GamesByID(ctx context.Context, ids []string) ([]Summary, error) 
 // OpenOnlineGames returns the IDs of the online games still in progress
 // whose last change is before idle (all of them for a zero idle), the
 // oldest first: the server watches their clocks and their expiry.
-func (s *Store) OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, error) {
+func (s *SQLite) OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, error) {
 	q := `SELECT g.id FROM games g JOIN online o ON o.game_id = g.id WHERE o.end_reason = '' AND g.result = '*'`
 	var args []any
 	if !idle.IsZero() {
@@ -241,7 +241,7 @@ func (s *Store) OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, 
 // alive at alive and runs again at now: each clock keeps the time it had
 // run while the server was up, and none of the time it was down. It
 // returns how many clocks it resumed.
-func (s *Store) ResumeClocks(ctx context.Context, alive, now time.Time) (int, error) {
+func (s *SQLite) ResumeClocks(ctx context.Context, alive, now time.Time) (int, error) {
 	var n int64
 	err := s.write(ctx, "giving the clocks back the outage", func(t *wtx) error {
 		rows, err := t.s.wc.QueryContext(t.ctx, `SELECT game_id, turn_start FROM online WHERE end_reason = '' AND turn_start != ''`)
@@ -282,7 +282,7 @@ func (s *Store) ResumeClocks(ctx context.Context, alive, now time.Time) (int, er
 // SeatExists reports whether some online game has a seat whose token
 // hashes to hash, so that a token of another game can be told from one
 // that was never given.
-func (s *Store) SeatExists(ctx context.Context, hash string) (bool, error) {
+func (s *SQLite) SeatExists(ctx context.Context, hash string) (bool, error) {
 	if s.version < 3 || hash == "" {
 		return false, nil
 	}
@@ -296,7 +296,7 @@ func (s *Store) SeatExists(ctx context.Context, hash string) (bool, error) {
 }
 
 // SetAlive records that the server was running at t.
-func (s *Store) SetAlive(ctx context.Context, t time.Time) error {
+func (s *SQLite) SetAlive(ctx context.Context, t time.Time) error {
 	return s.write(ctx, "recording the server's heartbeat", func(w *wtx) error {
 		_, err := w.s.wc.ExecContext(w.ctx, `INSERT INTO meta (key, value) VALUES ('alive', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, t.UTC().Format(timeFormat))
@@ -305,7 +305,7 @@ func (s *Store) SetAlive(ctx context.Context, t time.Time) error {
 }
 
 // Alive returns when the server was last recorded running, if ever.
-func (s *Store) Alive(ctx context.Context) (time.Time, bool, error) {
+func (s *SQLite) Alive(ctx context.Context) (time.Time, bool, error) {
 	if s.version < 3 {
 		return time.Time{}, false, nil
 	}

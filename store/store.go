@@ -1,13 +1,19 @@
-// Package store keeps games and series in an SQLite database (through a
-// pure-Go driver, so no C compiler is needed). Every change is committed,
-// and synced to the disk, before the call returns: after a crash or a
-// restart, games continue where they were.
+// Package store keeps games and series in a database: an SQLite file in
+// the data folder by default (through a pure-Go driver, so no C compiler
+// and no database server is needed), or PostgreSQL, which many server
+// instances can share. Both implement Store, with the same errors and the
+// same guarantees: every change is committed, and durable, before the call
+// returns, and every read sees every change acknowledged before it.
 //
-// One goroutine writes: it gathers the changes that callers ask for at the
-// same moment into one transaction, each change in a savepoint of its own
-// so that one change's failure undoes only that change, and pays for one
-// sync for all of them. Reads use a pool of other connections, which WAL
-// mode lets read while the writer writes.
+// On SQLite one goroutine writes: it gathers the changes that callers ask
+// for at the same moment into one transaction, each change in a savepoint
+// of its own so that one change's failure undoes only that change, and
+// pays for one sync for all of them. Reads use a pool of other
+// connections, which WAL mode lets read while the writer writes.
+//
+// On PostgreSQL each change is a transaction of its own on a pooled
+// connection; the database server gathers the commits that arrive
+// together into one flush of its log (see postgres.go).
 //
 // The store keeps what was played, not whether it was legal: callers replay
 // a game with package rules before they append a move.
@@ -88,8 +94,88 @@ type Series struct {
 	Games   []Summary
 }
 
-// Store is an open database. It is safe for concurrent use.
-type Store struct {
+// Store is an open database of games, in SQLite (*SQLite) or PostgreSQL
+// (*Postgres). Its methods are safe for concurrent use. A write returns
+// nil only once it is committed; a write that fails for a reason of the
+// storage rather than of the data returns an error wrapping ErrUnsaved (or
+// ErrBusy) and writes nothing.
+type Store interface {
+	// CreateGame stores a new game with its moves and sets g.ID, g.Created
+	// and g.Updated (and g.Online.Rev). When g.ImportKey is set and a game
+	// with that key is stored already, it stores nothing, sets g.ID to that
+	// game's ID and returns an error wrapping ErrExists. A g.SeriesID of no
+	// stored series is ErrNotFound.
+	CreateGame(ctx context.Context, g *Game) error
+	// CreateSeries starts a series to target wins and returns its ID.
+	CreateSeries(ctx context.Context, target int) (string, error)
+	// CreateSeriesGame starts a series to target wins with g as its first
+	// game, both or neither, and sets g.SeriesID as well as what
+	// CreateGame sets.
+	CreateSeriesGame(ctx context.Context, target int, g *Game) error
+	// AppendMove adds move number ply (counted from 0) to game id and sets
+	// its result. It returns ErrConflict unless the game has exactly ply
+	// moves, ErrNotFound if there is no such game.
+	AppendMove(ctx context.Context, id string, ply int, m rules.Move, result string) error
+	// Truncate takes back the moves of game id from number ply on, for a
+	// game that has exactly had moves (else ErrConflict), and sets its
+	// result.
+	Truncate(ctx context.Context, id string, had, ply int, result string) error
+	// Update changes game id as c says, or returns ErrConflict if the
+	// game has changed since the caller read it (ErrNotFound if there is
+	// none).
+	Update(ctx context.Context, id string, c Change) error
+	// ResumeClocks restarts the running clocks of a server that was last
+	// alive at alive and runs again at now, and returns how many.
+	ResumeClocks(ctx context.Context, alive, now time.Time) (int, error)
+	// SetAlive records that the server was running at t.
+	SetAlive(ctx context.Context, t time.Time) error
+
+	// Game returns game id with its moves (ErrNotFound if none).
+	Game(ctx context.Context, id string) (*Game, error)
+	// GameByImportKey returns the game stored under import key key.
+	GameByImportKey(ctx context.Context, key string) (*Game, error)
+	// GameByInvite returns the online game whose invite code is code.
+	GameByInvite(ctx context.Context, code string) (*Game, error)
+	// Games lists games, the most recently changed first.
+	Games(ctx context.Context, limit, offset int) ([]Summary, error)
+	// GamesByID returns the summaries of the games ids names that exist,
+	// in the order given.
+	GamesByID(ctx context.Context, ids []string) ([]Summary, error)
+	// GameIDs returns the IDs of every stored game, oldest first.
+	GameIDs(ctx context.Context) ([]string, error)
+	// OnlineGames lists the online games in progress, the most recently
+	// changed first.
+	OnlineGames(ctx context.Context, limit int) ([]Summary, error)
+	// OpenOnlineGames returns the IDs of the online games in progress
+	// last changed before idle (all of them for a zero idle), the oldest
+	// change first.
+	OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, error)
+	// Series returns series id with its games, oldest first.
+	Series(ctx context.Context, id string) (*Series, error)
+	// Alive returns when the server was last recorded running, if ever.
+	Alive(ctx context.Context) (time.Time, bool, error)
+	// SeatExists reports whether some online game has a seat whose token
+	// hashes to hash.
+	SeatExists(ctx context.Context, hash string) (bool, error)
+
+	// WriteFailures returns how many writes failed since the store was
+	// opened for a reason other than the data (ErrConflict, ErrNotFound,
+	// ErrExists).
+	WriteFailures() int64
+	// Close finishes the writes already asked for, then closes the
+	// database. Writes asked for afterwards fail.
+	Close() error
+}
+
+// Both engines are stores.
+var (
+	_ Store = (*SQLite)(nil)
+	_ Store = (*Postgres)(nil)
+)
+
+// SQLite is a store in an SQLite database file. It is safe for concurrent
+// use.
+type SQLite struct {
 	path     string
 	version  int    // the schema version
 	keyCol   string // the import key column, or NULL before version 2
@@ -143,7 +229,7 @@ func roURI(path string, params ...string) string {
 // its schema up to date. It refuses, writing nothing, a file it cannot
 // write (ErrReadOnly), a damaged file (ErrDamaged), and a file made by a
 // newer version of the program.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string) (*SQLite, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -170,7 +256,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 	}
 
-	s := &Store{path: path, version: latestVersion, keyCol: "import_key"}
+	s := &SQLite{path: path, version: latestVersion, keyCol: "import_key"}
 	s.w, err = sql.Open("sqlite", uri(path, "_pragma=busy_timeout(100)", "_pragma=foreign_keys(1)",
 		"_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)"))
 	if err == nil {
@@ -217,7 +303,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // it: no schema update, no -wal or -shm files when no other program has it
 // open. It opens a damaged file too, so that Check can report on it.
 // Writes return ErrReadOnly.
-func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
+func OpenReadOnly(ctx context.Context, path string) (*SQLite, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -235,7 +321,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(2*runtime.GOMAXPROCS(0) + 2)
-	s := &Store{path: path, r: r, readOnly: true, keyCol: "import_key"}
+	s := &SQLite{path: path, r: r, readOnly: true, keyCol: "import_key"}
 	s.version, err = schemaVersion(ctx, r)
 	if err != nil {
 		// A damaged file may not even tell its version; Check says why.
@@ -248,21 +334,21 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 }
 
 // Path returns the database file's absolute path.
-func (s *Store) Path() string { return s.path }
+func (s *SQLite) Path() string { return s.path }
 
 // Version returns the database's schema version, or -1 when it could not
 // be read (a damaged file opened with OpenReadOnly).
-func (s *Store) Version() int { return s.version }
+func (s *SQLite) Version() int { return s.version }
 
 // WriteFailures returns how many writes failed since Open for a reason
 // other than the data (ErrConflict, ErrNotFound, ErrExists): a full disk,
 // a lock held elsewhere, a damaged file. Zero means every write the store
 // accepted is in the database.
-func (s *Store) WriteFailures() int64 { return s.failures.Load() }
+func (s *SQLite) WriteFailures() int64 { return s.failures.Load() }
 
 // Close finishes the writes already asked for, then closes the database.
 // Writes asked for afterwards fail.
-func (s *Store) Close() error {
+func (s *SQLite) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -278,7 +364,7 @@ func (s *Store) Close() error {
 	return s.closeDBs()
 }
 
-func (s *Store) closeDBs() error {
+func (s *SQLite) closeDBs() error {
 	var errs []error
 	// The readers first: the last connection to close moves the WAL into
 	// the database file and removes it, and a query_only one cannot.
@@ -335,7 +421,7 @@ func parseTime(what, text string) (time.Time, error) {
 }
 
 // CreateSeries starts a series to target wins and returns its ID.
-func (s *Store) CreateSeries(ctx context.Context, target int) (string, error) {
+func (s *SQLite) CreateSeries(ctx context.Context, target int) (string, error) {
 	id := newID()
 	err := s.write(ctx, "creating a series", func(t *wtx) error {
 		return t.insertSeries(id, now(), target)
@@ -348,7 +434,7 @@ func (s *Store) CreateSeries(ctx context.Context, target int) (string, error) {
 
 // CreateSeriesGame starts a series to target wins with g as its first game,
 // both or neither, and sets g.SeriesID, g.ID, g.Created and g.Updated.
-func (s *Store) CreateSeriesGame(ctx context.Context, target int, g *Game) error {
+func (s *SQLite) CreateSeriesGame(ctx context.Context, target int, g *Game) error {
 	g.SeriesID = newID()
 	prepareGame(g)
 	return s.write(ctx, "creating a series", func(t *wtx) error {
@@ -363,7 +449,7 @@ func (s *Store) CreateSeriesGame(ctx context.Context, target int, g *Game) error
 // g.Updated. When g.ImportKey is set and a game with that key is stored
 // already, it stores nothing, sets g.ID to that game's ID and returns an
 // error wrapping ErrExists.
-func (s *Store) CreateGame(ctx context.Context, g *Game) error {
+func (s *SQLite) CreateGame(ctx context.Context, g *Game) error {
 	prepareGame(g)
 	return s.write(ctx, "creating a game", func(t *wtx) error { return t.insertGame(g) })
 }
@@ -379,7 +465,7 @@ func prepareGame(g *Game) {
 
 // AppendMove adds move number ply (counted from 0) to game id and sets its
 // result. It returns ErrConflict unless the game has exactly ply moves.
-func (s *Store) AppendMove(ctx context.Context, id string, ply int, m rules.Move, result string) error {
+func (s *SQLite) AppendMove(ctx context.Context, id string, ply int, m rules.Move, result string) error {
 	updated := now()
 	return s.write(ctx, "storing a move", func(t *wtx) error {
 		if err := t.setMoves(id, ply, ply+1, result, updated); err != nil {
@@ -391,7 +477,7 @@ func (s *Store) AppendMove(ctx context.Context, id string, ply int, m rules.Move
 
 // Truncate takes back the moves of game id from number ply on, for a game
 // that has exactly had moves, and sets its result.
-func (s *Store) Truncate(ctx context.Context, id string, had, ply int, result string) error {
+func (s *SQLite) Truncate(ctx context.Context, id string, had, ply int, result string) error {
 	if ply < 0 || ply > had {
 		return fmt.Errorf("taking back to move %d of a game of %d moves: out of range", ply, had)
 	}
@@ -407,7 +493,7 @@ func (s *Store) Truncate(ctx context.Context, id string, had, ply int, result st
 
 // read runs f in a read transaction, so that what it reads in several
 // queries is one state of the database.
-func (s *Store) read(ctx context.Context, f func(*sql.Tx) error) error {
+func (s *SQLite) read(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
@@ -417,7 +503,7 @@ func (s *Store) read(ctx context.Context, f func(*sql.Tx) error) error {
 }
 
 // Game returns game id with its moves.
-func (s *Store) Game(ctx context.Context, id string) (*Game, error) {
+func (s *SQLite) Game(ctx context.Context, id string) (*Game, error) {
 	var g *Game
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -434,7 +520,7 @@ func (s *Store) Game(ctx context.Context, id string) (*Game, error) {
 }
 
 // GameByImportKey returns the game stored under import key key.
-func (s *Store) GameByImportKey(ctx context.Context, key string) (*Game, error) {
+func (s *SQLite) GameByImportKey(ctx context.Context, key string) (*Game, error) {
 	var g *Game
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -451,7 +537,7 @@ func (s *Store) GameByImportKey(ctx context.Context, key string) (*Game, error) 
 }
 
 // game reads the game that where selects, with its moves.
-func (s *Store) game(ctx context.Context, tx *sql.Tx, where string, arg any) (*Game, error) {
+func (s *SQLite) game(ctx context.Context, tx *sql.Tx, where string, arg any) (*Game, error) {
 	g := &Game{}
 	var created, updated, start, variant, side string
 	var maxLaps, level, n int
@@ -471,22 +557,8 @@ func (s *Store) game(ctx context.Context, tx *sql.Tx, where string, arg any) (*G
 	}
 	g.SeriesID = series.String
 	g.ImportKey = key.String
-	if g.Start, err = rules.ParsePosition(start); err != nil {
-		return nil, fmt.Errorf("%s: stored start: %w", what, err)
-	}
-	if g.Rules.Variant, err = rules.ParseVariant(variant); err != nil {
-		return nil, fmt.Errorf("%s: stored variant: %w", what, err)
-	}
-	g.Rules.MaxLaps = maxLaps
-	switch side {
-	case "":
-	case "s", "n":
-		g.Computer = &Computer{Side: rules.South, Level: level}
-		if side == "n" {
-			g.Computer.Side = rules.North
-		}
-	default:
-		return nil, fmt.Errorf("%s: stored computer side %q", what, side)
+	if err := g.decode(start, variant, maxLaps, side, level); err != nil {
+		return nil, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT move FROM moves WHERE game_id = ? ORDER BY ply`, g.ID)
 	if err != nil {
@@ -517,8 +589,62 @@ func (s *Store) game(ctx context.Context, tx *sql.Tx, where string, arg any) (*G
 	return g, nil
 }
 
+// decode sets the game's start, rules and computer from their stored
+// forms; both engines store them alike.
+func (g *Game) decode(start, variant string, maxLaps int, side string, level int) error {
+	what := "game " + g.ID
+	var err error
+	if g.Start, err = rules.ParsePosition(start); err != nil {
+		return fmt.Errorf("%s: stored start: %w", what, err)
+	}
+	if g.Rules.Variant, err = rules.ParseVariant(variant); err != nil {
+		return fmt.Errorf("%s: stored variant: %w", what, err)
+	}
+	g.Rules.MaxLaps = maxLaps
+	switch side {
+	case "":
+	case "s", "n":
+		g.Computer = &Computer{Side: rules.South, Level: level}
+		if side == "n" {
+			g.Computer.Side = rules.North
+		}
+	default:
+		return fmt.Errorf("%s: stored computer side %q", what, side)
+	}
+	return nil
+}
+
+// computerColumns returns the stored forms of g.Computer: its side's
+// letter and its level, or "" and 0 for a game between two people.
+func computerColumns(g *Game) (side string, level int) {
+	if g.Computer == nil {
+		return "", 0
+	}
+	return string(g.Computer.Side.Letter()), g.Computer.Level
+}
+
+// decode sets the summary's holes, side to move and variant from the
+// game's stored start and variant.
+func (sm *Summary) decode(start, variant string) error {
+	what := "game " + sm.ID
+	p, err := rules.ParsePosition(start)
+	if err != nil {
+		return fmt.Errorf("%s: stored start: %w", what, err)
+	}
+	sm.Holes = p.Holes()
+	// Turns alternate: no move gives its player another.
+	sm.ToMove = p.ToMove()
+	if sm.Moves%2 == 1 {
+		sm.ToMove = sm.ToMove.Opponent()
+	}
+	if sm.Variant, err = rules.ParseVariant(variant); err != nil {
+		return fmt.Errorf("%s: stored variant: %w", what, err)
+	}
+	return nil
+}
+
 // GameIDs returns the IDs of every stored game, oldest first.
-func (s *Store) GameIDs(ctx context.Context) ([]string, error) {
+func (s *SQLite) GameIDs(ctx context.Context) ([]string, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT id FROM games ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("listing games: %w", err)
@@ -539,7 +665,7 @@ func (s *Store) GameIDs(ctx context.Context) ([]string, error) {
 }
 
 // summaryColumns are the columns scanSummaries reads from games.
-func (s *Store) summaryColumns() string {
+func (s *SQLite) summaryColumns() string {
 	end := `NULL`
 	if s.version >= 3 {
 		end = `(SELECT end_reason FROM online WHERE online.game_id = games.id)`
@@ -568,18 +694,8 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 			return nil, err
 		}
 		sm.SeriesID = series.String
-		p, err := rules.ParsePosition(start)
-		if err != nil {
-			return nil, fmt.Errorf("%s: stored start: %w", what, err)
-		}
-		sm.Holes = p.Holes()
-		// Turns alternate: no move gives its player another.
-		sm.ToMove = p.ToMove()
-		if sm.Moves%2 == 1 {
-			sm.ToMove = sm.ToMove.Opponent()
-		}
-		if sm.Variant, err = rules.ParseVariant(variant); err != nil {
-			return nil, fmt.Errorf("%s: stored variant: %w", what, err)
+		if err := sm.decode(start, variant); err != nil {
+			return nil, err
 		}
 		out = append(out, sm)
 	}
@@ -587,7 +703,7 @@ func scanSummaries(rows *sql.Rows) ([]Summary, error) {
 }
 
 // Games lists games, the most recently played first.
-func (s *Store) Games(ctx context.Context, limit, offset int) ([]Summary, error) {
+func (s *SQLite) Games(ctx context.Context, limit, offset int) ([]Summary, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games
 		ORDER BY touched DESC LIMIT ? OFFSET ?`, limit, offset)
 	if err != nil {
@@ -601,7 +717,7 @@ func (s *Store) Games(ctx context.Context, limit, offset int) ([]Summary, error)
 }
 
 // Series returns series id with its games.
-func (s *Store) Series(ctx context.Context, id string) (*Series, error) {
+func (s *SQLite) Series(ctx context.Context, id string) (*Series, error) {
 	sr := &Series{ID: id}
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var created string

@@ -14,7 +14,7 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-func open(t *testing.T, path string) *Store {
+func open(t *testing.T, path string) *SQLite {
 	t.Helper()
 	s, err := Open(context.Background(), path)
 	if err != nil {
@@ -36,10 +36,11 @@ func moves(t *testing.T, letters ...string) []rules.Move {
 	return ms
 }
 
-func TestGamesSurviveARestart(t *testing.T) {
+func TestGamesSurviveARestart(t *testing.T) { forEachStore(t, testGamesSurviveARestart) }
+
+func testGamesSurviveARestart(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "games.db")
-	s := open(t, path)
+	s := open()
 	start, _ := rules.NewPosition(6, 4)
 	g := &Game{South: "Naserian", North: "endodoi", Start: start, Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 500},
 		Computer: &Computer{Side: rules.North, Level: 7}, Moves: moves(t, "c")}
@@ -56,11 +57,13 @@ func TestGamesSurviveARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s = open(t, path)
-	defer s.Close()
+	s = open()
 	got, err := s.Game(ctx, g.ID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !got.Created.Equal(g.Created) || got.ImportKey != "" || got.Online != nil {
+		t.Errorf("reopened game %+v differs from the stored %+v", got, g)
 	}
 	if got.South != "Naserian" || got.North != "endodoi" || got.Start != start || got.Rules != g.Rules ||
 		got.Computer == nil || *got.Computer != *g.Computer || got.Result != "*" || got.SeriesID != "" {
@@ -74,10 +77,11 @@ func TestGamesSurviveARestart(t *testing.T) {
 	}
 }
 
-func TestConflictsAndTakebacks(t *testing.T) {
+func TestConflictsAndTakebacks(t *testing.T) { forEachStore(t, testConflictsAndTakebacks) }
+
+func testConflictsAndTakebacks(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	start, _ := rules.NewPosition(6, 4)
 	g := &Game{Start: start}
 	if err := s.CreateGame(ctx, g); err != nil {
@@ -117,10 +121,11 @@ func TestConflictsAndTakebacks(t *testing.T) {
 }
 
 // Two requests racing to play the same move number: exactly one wins.
-func TestConcurrentMoves(t *testing.T) {
+func TestConcurrentMoves(t *testing.T) { forEachStore(t, testConcurrentMoves) }
+
+func testConcurrentMoves(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	start, _ := rules.NewPosition(6, 4)
 	g := &Game{Start: start}
 	if err := s.CreateGame(ctx, g); err != nil {
@@ -150,10 +155,11 @@ func TestConcurrentMoves(t *testing.T) {
 	}
 }
 
-func TestListingAndSeries(t *testing.T) {
+func TestListingAndSeries(t *testing.T) { forEachStore(t, testListingAndSeries) }
+
+func testListingAndSeries(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	sid, err := s.CreateSeries(ctx, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +205,7 @@ func TestListingAndSeries(t *testing.T) {
 	}
 }
 
-func newGame(t *testing.T, s *Store, g *Game) *Game {
+func newGame(t *testing.T, s Store, g *Game) *Game {
 	t.Helper()
 	if g == nil {
 		start, _ := rules.NewPosition(6, 4)
@@ -214,10 +220,11 @@ func newGame(t *testing.T, s *Store, g *Game) *Game {
 // Many players on many games at once, each reading its game and playing
 // the next move, as the server does: every move acknowledged is stored, in
 // its place, and the racing ones are refused.
-func TestRacingWriters(t *testing.T) {
+func TestRacingWriters(t *testing.T) { forEachStore(t, testRacingWriters) }
+
+func testRacingWriters(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	const games, players, tries = 20, 60, 40
 	var ids []string
 	for range games {
@@ -286,10 +293,11 @@ func TestRacingWriters(t *testing.T) {
 
 // Of K players racing to play the same move number of a game, exactly one
 // wins, on every game at once.
-func TestRacingSameMove(t *testing.T) {
+func TestRacingSameMove(t *testing.T) { forEachStore(t, testRacingSameMove) }
+
+func testRacingSameMove(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	const games, racers = 10, 16
 	a := moves(t, "a")[0]
 	for ply := range 3 {
@@ -327,7 +335,7 @@ func TestRacingSameMove(t *testing.T) {
 
 // hold stops the writer until the returned function is called, so that
 // the writes asked for meanwhile go into one transaction.
-func hold(t *testing.T, s *Store) (release func()) {
+func hold(t *testing.T, s *SQLite) (release func()) {
 	t.Helper()
 	in, out := make(chan struct{}), make(chan struct{})
 	go s.write(context.Background(), "holding", func(*wtx) error {
@@ -340,7 +348,7 @@ func hold(t *testing.T, s *Store) (release func()) {
 }
 
 // waitQueued waits until n writes are queued.
-func waitQueued(t *testing.T, s *Store, n int) {
+func waitQueued(t *testing.T, s *SQLite, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for len(s.queue) < n {
@@ -503,10 +511,11 @@ func TestBusy(t *testing.T) {
 	}
 }
 
-func TestImportKey(t *testing.T) {
+func TestImportKey(t *testing.T) { forEachStore(t, testImportKey) }
+
+func testImportKey(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	start, _ := rules.NewPosition(6, 4)
 	g := newGame(t, s, &Game{Start: start, ImportKey: "sha256:abc", Moves: moves(t, "a", "B")})
 	newGame(t, s, nil)
@@ -550,10 +559,11 @@ func TestImportKey(t *testing.T) {
 }
 
 // A series and its first game are stored together or not at all.
-func TestSeriesGame(t *testing.T) {
+func TestSeriesGame(t *testing.T) { forEachStore(t, testSeriesGame) }
+
+func testSeriesGame(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "games.db"))
-	defer s.Close()
+	s := open()
 	start, _ := rules.NewPosition(6, 4)
 	g := &Game{Start: start, Moves: moves(t, "a")}
 	if err := s.CreateSeriesGame(ctx, 3, g); err != nil {
@@ -571,9 +581,8 @@ func TestSeriesGame(t *testing.T) {
 	if err := s.CreateSeriesGame(ctx, 3, bad); !errors.Is(err, ErrExists) {
 		t.Fatalf("series with a game that cannot be stored: %v", err)
 	}
-	var n int
-	if err := s.r.QueryRow(`SELECT COUNT(*) FROM series`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("%d series (%v), want 1: the failed one left a row", n, err)
+	if inv := contents(t, s); len(inv.Series) != 1 || len(inv.Games) != 2 || inv.Moves != 1 {
+		t.Errorf("%d series, %d games, %d moves; want 1, 2, 1: the failed one left a row", len(inv.Series), len(inv.Games), inv.Moves)
 	}
 }
 
@@ -617,18 +626,18 @@ func TestStoredTimes(t *testing.T) {
 }
 
 // The order of the listing follows the last change across restarts.
-func TestTouchedOrder(t *testing.T) {
+func TestTouchedOrder(t *testing.T) { forEachStore(t, testTouchedOrder) }
+
+func testTouchedOrder(t *testing.T, open func() Store) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "games.db")
-	s := open(t, path)
+	s := open()
 	a, b, c := newGame(t, s, nil), newGame(t, s, nil), newGame(t, s, nil)
 	m := moves(t, "a")[0]
 	if err := s.AppendMove(ctx, a.ID, 0, m, "*"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = open(t, path)
-	defer s.Close()
+	s = open()
 	if err := s.AppendMove(ctx, b.ID, 0, m, "*"); err != nil {
 		t.Fatal(err)
 	}
@@ -642,5 +651,46 @@ func TestTouchedOrder(t *testing.T) {
 	}
 	if want := []string{b.ID, a.ID, c.ID}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("listing order %v, want %v", got, want)
+	}
+}
+
+// A write whose caller has given up is not made; after Close, writes fail
+// and Close again does nothing.
+func TestCancelledAndClosed(t *testing.T) { forEachStore(t, testCancelledAndClosed) }
+
+func testCancelledAndClosed(t *testing.T, open func() Store) {
+	ctx := context.Background()
+	s := open()
+	g := newGame(t, s, nil)
+	a := moves(t, "a")[0]
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.AppendMove(cancelled, g.ID, 0, a, "*"); !errors.Is(err, context.Canceled) {
+		t.Errorf("move with a cancelled context: %v", err)
+	}
+	if _, err := s.CreateSeries(cancelled, 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("series with a cancelled context: %v", err)
+	}
+	if err := s.AppendMove(ctx, g.ID, 0, a, "*"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendMove(ctx, g.ID, 1, a, "*"); err == nil {
+		t.Error("a move after Close was accepted")
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("closing again: %v", err)
+	}
+	s = open()
+	if got, err := s.Game(ctx, g.ID); err != nil || len(got.Moves) != 1 {
+		t.Errorf("after Close: %+v, %v; want the one move acknowledged", got, err)
+	}
+	if inv := contents(t, s); len(inv.Series) != 0 {
+		t.Errorf("%d series stored by a cancelled call", len(inv.Series))
+	}
+	if n := s.WriteFailures(); n != 0 {
+		t.Errorf("%d write failures", n)
 	}
 }

@@ -87,7 +87,7 @@ func (st *statements) close() error {
 
 // wtx is the writer's transaction as a write sees it.
 type wtx struct {
-	s       *Store
+	s       *SQLite
 	ctx     context.Context
 	touched int64 // the last touched value given out
 }
@@ -104,10 +104,15 @@ func (t *wtx) insertSeries(id string, created time.Time, target int) error {
 }
 
 func (t *wtx) insertGame(g *Game) error {
-	side, level := "", 0
-	if g.Computer != nil {
-		side, level = string(g.Computer.Side.Letter()), g.Computer.Level
-	}
+	return t.insertGameAt(g, t.touch(), 1)
+}
+
+// insertGameAt stores g at the given place in the order of changes and,
+// for an online game, at revision rev: a new game is at the next place and
+// revision 1, a copied one where it was.
+func (t *wtx) insertGameAt(g *Game, touched, rev int64) error {
+	t.touched = max(t.touched, touched)
+	side, level := computerColumns(g)
 	var series, key any
 	if g.SeriesID != "" {
 		series = g.SeriesID
@@ -117,7 +122,7 @@ func (t *wtx) insertGame(g *Game) error {
 	}
 	_, err := t.s.stmts.insertGame.ExecContext(t.ctx, g.ID, g.Created.Format(timeFormat), g.Updated.Format(timeFormat),
 		g.South, g.North, g.Start.String(), g.Rules.Variant.String(), g.Rules.Laps(), side, level, series, g.Result,
-		len(g.Moves), t.touch(), key)
+		len(g.Moves), touched, key)
 	switch {
 	case hasCode(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY):
 		return fmt.Errorf("series %s: %w", g.SeriesID, ErrNotFound)
@@ -137,7 +142,7 @@ func (t *wtx) insertGame(g *Game) error {
 		return err
 	}
 	if g.Online != nil {
-		return t.insertOnline(g.ID, g.Online)
+		return t.insertOnline(g.ID, g.Online, rev)
 	}
 	return nil
 }
@@ -175,7 +180,7 @@ func (t *wtx) setMoves(id string, had, n int, result string, updated time.Time) 
 // whose ctx ends before its change is taken into a transaction gets ctx's
 // error and the change is not made; once taken, the change is seen
 // through.
-func (s *Store) write(ctx context.Context, what string, do func(*wtx) error) error {
+func (s *SQLite) write(ctx context.Context, what string, do func(*wtx) error) error {
 	if s.readOnly {
 		return fmt.Errorf("%s: %w: %s was opened for reading only", what, ErrReadOnly, s.path)
 	}
@@ -211,7 +216,7 @@ func (s *Store) write(ctx context.Context, what string, do func(*wtx) error) err
 // run is the writer: it takes the first write queued and whatever else is
 // queued by then, up to maxBatch, and commits them together, until Close
 // closes the queue.
-func (s *Store) run() {
+func (s *SQLite) run() {
 	defer close(s.stopped)
 	batch := make([]*write, 0, maxBatch)
 	for w := range s.queue {
@@ -233,7 +238,7 @@ func (s *Store) run() {
 }
 
 // commit makes the writes of batch in one transaction and answers them.
-func (s *Store) commit(batch []*write) {
+func (s *SQLite) commit(batch []*write) {
 	live := batch[:0]
 	for _, w := range batch {
 		if w.state.CompareAndSwap(queued, taken) {
@@ -294,7 +299,7 @@ func (s *Store) commit(batch []*write) {
 
 // abort rolls the transaction back and fails every write in it with err,
 // but those that failed on their own account.
-func (s *Store) abort(ctx context.Context, live []*write, errs []error, err error) {
+func (s *SQLite) abort(ctx context.Context, live []*write, errs []error, err error) {
 	// The rollback fails when SQLite has rolled back already; either way
 	// no transaction is left open.
 	s.stmts.rollback.ExecContext(ctx)
@@ -307,7 +312,7 @@ func (s *Store) abort(ctx context.Context, live []*write, errs []error, err erro
 }
 
 // answer gives each write its outcome, counting the failures.
-func (s *Store) answer(live []*write, errs []error) {
+func (s *SQLite) answer(live []*write, errs []error) {
 	for i, w := range live {
 		err := errs[i]
 		if err != nil && !expected(err) {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -55,9 +56,12 @@ func TestMain(m *testing.M) {
 type app struct {
 	t      *testing.T
 	dbPath string
-	st     *store.Store
+	st     *store.SQLite
+	server *server.Server
 	srv    *httptest.Server
+	cancel func() // ends the server's own work (clocks, live connections)
 	tables string // endgame databases' folder, if any
+	addr   string // the address to listen on again at a restart, or "" for any
 }
 
 // startApp starts the application on a fresh database; it is stopped when
@@ -82,15 +86,42 @@ func (a *app) start() {
 	if a.tables != "" {
 		api.UseTablebases(a.tables)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := api.Start(ctx); err != nil {
+		cancel()
+		st.Close()
+		a.t.Fatalf("starting the server: %v", err)
+	}
 	mux.Handle("/api/", api)
 	mux.Handle("/", web.Handler())
-	a.st, a.srv = st, httptest.NewServer(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	if a.addr != "" {
+		srv.Listener.Close()
+		ln, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			cancel()
+			api.Close()
+			st.Close()
+			a.t.Fatalf("listening on %s again: %v", a.addr, err)
+		}
+		srv.Listener = ln
+	}
+	srv.Start()
+	a.st, a.server, a.srv, a.cancel = st, api, srv, cancel
 }
 
 func (a *app) stop() {
+	if a.cancel != nil {
+		a.cancel() // the live connections end: their pages reconnect
+		a.cancel = nil
+	}
 	if a.srv != nil {
 		a.srv.Close()
 		a.srv = nil
+	}
+	if a.server != nil {
+		a.server.Close()
+		a.server = nil
 	}
 	if a.st != nil {
 		a.st.Close()
@@ -103,6 +134,20 @@ func (a *app) stop() {
 func (a *app) restart() {
 	a.t.Helper()
 	a.stop()
+	a.start()
+}
+
+// restartInPlace stops the server and starts a new one on the same
+// address over the same database file, calling whileDown (if not nil) in
+// between: the pages open on it stay on their origin, and reconnect.
+func (a *app) restartInPlace(whileDown func()) {
+	a.t.Helper()
+	a.addr = a.srv.Listener.Addr().String()
+	defer func() { a.addr = "" }()
+	a.stop()
+	if whileDown != nil {
+		whileDown()
+	}
 	a.start()
 }
 

@@ -18,18 +18,22 @@ import (
 
 var dbCommand = &command{
 	name:    "db",
-	summary: "check the games database, or back it up while the game runs",
-	usage:   "check [--data folder]\n       endodoi db backup [--data folder] FILE",
+	summary: "check the games database, back it up while the game runs, or copy it to another database",
+	usage:   "check [--data folder]\n       endodoi db backup [--data folder] FILE\n       endodoi db copy --from folder|URL --to URL|folder",
 	examples: []string{
 		"endodoi db check",
 		"endodoi db backup ~/games-backup.db",
 		"endodoi db check --data ./games",
+		"endodoi db copy --from ~/.local/share/endodoi --to postgres://endodoi@db.example.org/endodoi",
+		"endodoi db copy --from postgres://endodoi@db.example.org/endodoi --to ./games-copy",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		data := fs.String("data", defaultDataDir(), "`folder` of the games database (games.db), as for endodoi serve")
+		from := fs.String("from", "", "copy: the `source`, a data folder, an SQLite file or a postgres:// URL; stop the servers using it first")
+		to := fs.String("to", "", "copy: the `destination`, a postgres:// URL, a data folder or an SQLite file; it must hold no games")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) == 0 {
-				return usagef("want a subcommand: check or backup")
+				return usagef("want a subcommand: check, backup or copy")
 			}
 			ctx, stop := interruptible(ctx)
 			defer stop()
@@ -46,15 +50,23 @@ var dbCommand = &command{
 					return usagef("backup wants one FILE to write the copy to")
 				}
 				return dbBackup(ctx, env.Stdout, path, args[0])
+			case "copy":
+				if len(args) > 0 {
+					return usagef("copy takes no arguments (got %q); give --from and --to", args[0])
+				}
+				if *from == "" || *to == "" {
+					return usagef("copy wants --from and --to")
+				}
+				return dbCopy(ctx, env, *from, *to)
 			}
-			return usagef("unknown subcommand %q: want check or backup", sub)
+			return usagef("unknown subcommand %q: want check, backup or copy", sub)
 		}
 	},
 }
 
 // openForCheck opens the database at path for reading only, with an error
 // that says where the database was looked for.
-func openForCheck(ctx context.Context, path string) (*store.Store, error) {
+func openForCheck(ctx context.Context, path string) (*store.SQLite, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no database at %s (choose the folder with --data)", path)
 	}
@@ -125,7 +137,7 @@ func dbCheck(ctx context.Context, w io.Writer, path string) error {
 }
 
 // replayStored reads game id and plays its moves from its start.
-func replayStored(ctx context.Context, st *store.Store, id string) error {
+func replayStored(ctx context.Context, st *store.SQLite, id string) error {
 	sg, err := st.Game(ctx, id)
 	if err != nil {
 		return err

@@ -56,7 +56,7 @@ func TestDBCheck(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "database ok: 12 games, ") {
 		t.Errorf("last line %q", last)
 	}
-	for _, want := range []string{"schema version: 2", "integrity: ok", "all 12 games replay"} {
+	for _, want := range []string{"schema version: 3", "integrity: ok", "all 12 games replay"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report does not say %q:\n%s", want, out)
 		}

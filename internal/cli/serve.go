@@ -28,16 +28,18 @@ const DefaultAddr = "127.0.0.1:8080"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "play in the browser: start the game's web server (the default command)",
-	usage:   "[--addr host:port] [--host name]... [--data folder] [--egtb folder]",
+	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--egtb folder]",
 	examples: []string{
 		"endodoi serve",
 		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
 		"endodoi serve --addr 0.0.0.0:8080   # reachable from other devices on the network",
 		"endodoi serve --host endodoi.example.org   # behind a proxy that keeps the Host header",
+		"endodoi serve --db postgres://endodoi@db.example.org:5432/endodoi   # games in PostgreSQL, shared by several servers",
 	},
 	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
 		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
 		data := fs.String("data", defaultDataDir(), "`folder` for the games database (games.db)")
+		db := fs.String("db", "", "a PostgreSQL `URL` to keep the games in instead of games.db (docs/scaling.md)")
 		var hosts hostList
 		fs.Var(&hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
 		tables := fs.String("egtb", "", "`folder` of endgame databases (endodoi egtb build) for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
@@ -48,7 +50,10 @@ var serveCommand = &command{
 			if *tables == "" {
 				*tables = filepath.Join(*data, "egtb")
 			}
-			return serve(ctx, env, *addr, hosts, *data, *tables)
+			if *db != "" && !store.IsPostgresURL(*db) {
+				return usagef("--db %s: want a postgres:// URL", store.RedactURL(*db))
+			}
+			return serve(ctx, env, *addr, hosts, *data, *db, *tables)
 		}
 	},
 }
@@ -74,18 +79,25 @@ func defaultDataDir() string {
 
 // serve runs the browser game until ctx is cancelled or the process is
 // interrupted, then lets the requests in flight finish.
-func serve(ctx context.Context, env Env, addr string, hosts []string, data, tables string) error {
+func serve(ctx context.Context, env Env, addr string, hosts []string, data, dbURL, tables string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
-	dbPath := filepath.Join(data, "games.db")
-	st, err := store.Open(ctx, dbPath)
+	where := filepath.Join(data, "games.db")
+	if dbURL != "" {
+		where = store.RedactURL(dbURL)
+	}
+	st, err := store.OpenURL(ctx, dbURL, data)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", addr, err)
+	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	mux := http.NewServeMux()
 	api := server.New(st, log)
@@ -94,15 +106,17 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, tabl
 	if useTables {
 		api.UseTablebases(tables)
 	}
-	if err := api.Start(ctx); err != nil {
+	// The server's own work (clocks, heartbeat, live connections) ends
+	// before the store closes, on every way out.
+	apiCtx, stopAPI := context.WithCancel(ctx)
+	if err := api.Start(apiCtx); err != nil {
+		stopAPI()
+		ln.Close()
 		return fmt.Errorf("starting the server: %w", err)
 	}
+	defer func() { stopAPI(); api.Close() }()
 	mux.Handle("/api/", api)
 	mux.Handle("/", web.Handler())
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", addr, err)
-	}
 	srv := &http.Server{
 		Handler:           server.HostCheck(addr, hosts, mux),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -117,7 +131,7 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, tabl
 	if !loopback(ln.Addr()) {
 		fmt.Fprintf(env.Stderr, "endodoi: WARNING: listening on %s, reachable from other computers: anyone who can reach it can see every game, and play or change those played on one device (online games are protected by their seats)\n", ln.Addr())
 	}
-	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", dbPath)
+	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", where)
 	if useTables {
 		fmt.Fprintf(env.Stdout, "endodoi: endgame databases from %s\n", tables)
 	}
@@ -136,6 +150,7 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, tabl
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serving: %w", err)
 	}
+	stopAPI()
 	api.Close()
 	// The store finishes the writes in flight when it closes; only then
 	// is the count of failed ones final.

@@ -1,0 +1,355 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrNotEmpty: the destination of a copy already holds games or series.
+var ErrNotEmpty = errors.New("the destination already holds games")
+
+// inventory is what a store holds, listed in one snapshot for a copy.
+type inventory struct {
+	Games         []placed // in the order of creation
+	Series        []string // by time of creation
+	Moves, Online int
+}
+
+// placed is a game's ID and its place in the store-wide order of changes,
+// which orders the listing of games.
+type placed struct {
+	ID      string
+	Touched int64
+}
+
+// placedGame is a game to store as it is, at its place in the order of
+// changes.
+type placedGame struct {
+	Game    *Game
+	Touched int64
+}
+
+// copier is what Copy needs of a store beyond Store; both engines have it.
+type copier interface {
+	Store
+	inventory(ctx context.Context) (inventory, error)
+	// restore stores series and games as they are: their IDs, times,
+	// revisions and places in the order of changes. The games come in
+	// the order of their creation.
+	restore(ctx context.Context, series []*Series, games []placedGame) error
+}
+
+// CopyReport is what Copy copied.
+type CopyReport struct {
+	Games, Moves, Series, Online int
+	Alive                        bool // the server's heartbeat was copied
+}
+
+// copyBatch is how many games one transaction of a copy stores.
+const copyBatch = 200
+
+// Copy copies the games of src into dst: every game with its moves, its
+// online state and import key, every series, and the server's heartbeat.
+// The games keep their IDs, times and revisions, and the listing its
+// order. dst must hold no game and no series (else ErrNotEmpty); no
+// program should write to src meanwhile. After the copy, Copy reads both
+// stores back and compares the counts and every game and series field by
+// field. progress, when not nil, hears how far the copy and the check are
+// ("copying" or "checking", games done, games in all).
+//
+// A copy that fails leaves part of the games in dst: empty it before
+// trying again.
+func Copy(ctx context.Context, dst, src Store, progress func(stage string, done, total int)) (CopyReport, error) {
+	from, ok := src.(copier)
+	if !ok {
+		return CopyReport{}, fmt.Errorf("copying games: cannot list the games of a %T", src)
+	}
+	to, ok := dst.(copier)
+	if !ok {
+		return CopyReport{}, fmt.Errorf("copying games: cannot store games as they are in a %T", dst)
+	}
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	there, err := to.inventory(ctx)
+	if err != nil {
+		return CopyReport{}, err
+	}
+	if len(there.Games) > 0 || len(there.Series) > 0 {
+		return CopyReport{}, fmt.Errorf("copying games: %w (%d games, %d series); copy into an empty database or folder",
+			ErrNotEmpty, len(there.Games), len(there.Series))
+	}
+	inv, err := from.inventory(ctx)
+	if err != nil {
+		return CopyReport{}, err
+	}
+	rep := CopyReport{Games: len(inv.Games), Moves: inv.Moves, Series: len(inv.Series), Online: inv.Online}
+
+	// The series first, for the games to refer to.
+	for chunk := range slices.Chunk(inv.Series, copyBatch) {
+		var batch []*Series
+		for _, id := range chunk {
+			sr, err := src.Series(ctx, id)
+			if err != nil {
+				return rep, fmt.Errorf("copying games: %w", err)
+			}
+			batch = append(batch, sr)
+		}
+		if err := to.restore(ctx, batch, nil); err != nil {
+			return rep, fmt.Errorf("copying games: %w", err)
+		}
+	}
+	done := 0
+	progress("copying", done, len(inv.Games))
+	for chunk := range slices.Chunk(inv.Games, copyBatch) {
+		batch := make([]placedGame, 0, len(chunk))
+		for _, ref := range chunk {
+			g, err := src.Game(ctx, ref.ID)
+			if err != nil {
+				return rep, fmt.Errorf("copying games: %w", err)
+			}
+			batch = append(batch, placedGame{Game: g, Touched: ref.Touched})
+		}
+		if err := to.restore(ctx, nil, batch); err != nil {
+			return rep, fmt.Errorf("copying games: %w", err)
+		}
+		done += len(chunk)
+		progress("copying", done, len(inv.Games))
+	}
+	alive, ok, err := src.Alive(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("copying games: %w", err)
+	}
+	if ok {
+		if err := dst.SetAlive(ctx, alive); err != nil {
+			return rep, fmt.Errorf("copying games: %w", err)
+		}
+		rep.Alive = true
+	}
+	if err := verifyCopy(ctx, to, from, inv, progress); err != nil {
+		return rep, fmt.Errorf("checking the copy: %w", err)
+	}
+	return rep, nil
+}
+
+// verifyCopy compares dst with src, whose inventory before the copy was
+// inv.
+func verifyCopy(ctx context.Context, dst, src copier, inv inventory, progress func(string, int, int)) error {
+	got, err := dst.inventory(ctx)
+	if err != nil {
+		return err
+	}
+	ids := func(refs []placed) []string {
+		out := make([]string, len(refs))
+		for i, r := range refs {
+			out[i] = r.ID
+		}
+		return out
+	}
+	byTouched := func(refs []placed) []string {
+		refs = slices.Clone(refs)
+		slices.SortStableFunc(refs, func(a, b placed) int { return cmp.Compare(a.Touched, b.Touched) })
+		return ids(refs)
+	}
+	switch {
+	case len(got.Games) != len(inv.Games) || got.Moves != inv.Moves || len(got.Series) != len(inv.Series) ||
+		got.Online != inv.Online:
+		return fmt.Errorf("the copy holds %d games, %d moves, %d series and %d online games; the source %d, %d, %d and %d",
+			len(got.Games), got.Moves, len(got.Series), got.Online, len(inv.Games), inv.Moves, len(inv.Series), inv.Online)
+	case !slices.Equal(ids(got.Games), ids(inv.Games)):
+		return errors.New("the copy's games differ from the source's, or come in another order of creation")
+	case !slices.Equal(byTouched(got.Games), byTouched(inv.Games)):
+		return errors.New("the copy lists the games in another order than the source")
+	case !slices.Equal(got.Series, inv.Series):
+		return errors.New("the copy's series differ from the source's")
+	}
+	for _, id := range inv.Series {
+		a, err := src.Series(ctx, id)
+		if err != nil {
+			return err
+		}
+		b, err := dst.Series(ctx, id)
+		if err != nil {
+			return err
+		}
+		if d := diffSeries(a, b); d != "" {
+			return fmt.Errorf("series %s: %s", id, d)
+		}
+	}
+	progress("checking", 0, len(inv.Games))
+	for i, ref := range inv.Games {
+		a, err := src.Game(ctx, ref.ID)
+		if err != nil {
+			return err
+		}
+		b, err := dst.Game(ctx, ref.ID)
+		if err != nil {
+			return err
+		}
+		if d := diffGame(a, b); d != "" {
+			return fmt.Errorf("game %s: %s", ref.ID, d)
+		}
+		if (i+1)%copyBatch == 0 || i+1 == len(inv.Games) {
+			progress("checking", i+1, len(inv.Games))
+		}
+	}
+	a, aok, err := src.Alive(ctx)
+	if err != nil {
+		return err
+	}
+	b, bok, err := dst.Alive(ctx)
+	if err != nil {
+		return err
+	}
+	if aok != bok || !a.Equal(b) {
+		return fmt.Errorf("the heartbeat is %v (%t) in the copy, %v (%t) in the source", b, bok, a, aok)
+	}
+	return nil
+}
+
+// diffGame describes the first difference between the stored games a and
+// b (a game and its copy), or returns "" when they are the same.
+func diffGame(a, b *Game) string {
+	var d differ
+	d.str("ID", a.ID, b.ID)
+	d.time("created", a.Created, b.Created)
+	d.time("updated", a.Updated, b.Updated)
+	d.str("south", a.South, b.South)
+	d.str("north", a.North, b.North)
+	d.str("start", a.Start.String(), b.Start.String())
+	d.str("rules", fmt.Sprint(a.Rules), fmt.Sprint(b.Rules))
+	d.str("moves", fmt.Sprint(a.Moves), fmt.Sprint(b.Moves))
+	d.str("computer", computerText(a.Computer), computerText(b.Computer))
+	d.str("series", a.SeriesID, b.SeriesID)
+	d.str("result", a.Result, b.Result)
+	d.str("import key", a.ImportKey, b.ImportKey)
+	if (a.Online == nil) != (b.Online == nil) {
+		d.str("online", fmt.Sprint(a.Online != nil), fmt.Sprint(b.Online != nil))
+	} else if a.Online != nil {
+		x, y := a.Online, b.Online
+		d.str("invite", x.Invite, y.Invite)
+		d.str("seats", fmt.Sprint(x.Seats), fmt.Sprint(y.Seats))
+		d.str("clock", fmt.Sprint(x.Clock), fmt.Sprint(y.Clock))
+		d.str("time left", fmt.Sprint(x.Left), fmt.Sprint(y.Left))
+		d.time("turn start", x.TurnStart, y.TurnStart)
+		d.str("end", x.End, y.End)
+		d.str("offers", x.DrawOffer+"/"+x.TakebackOffer+"/"+x.RematchOffer, y.DrawOffer+"/"+y.TakebackOffer+"/"+y.RematchOffer)
+		d.str("next game", x.Next, y.Next)
+		d.str("revision", fmt.Sprint(x.Rev), fmt.Sprint(y.Rev))
+	}
+	return d.first
+}
+
+// diffSeries is diffGame for series.
+func diffSeries(a, b *Series) string {
+	var d differ
+	d.str("ID", a.ID, b.ID)
+	d.time("created", a.Created, b.Created)
+	d.str("target", fmt.Sprint(a.Target), fmt.Sprint(b.Target))
+	ids := func(sr *Series) string {
+		var out []string
+		for _, g := range sr.Games {
+			out = append(out, g.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	d.str("games", ids(a), ids(b))
+	return d.first
+}
+
+func computerText(c *Computer) string {
+	if c == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%c at level %d", c.Side.Letter(), c.Level)
+}
+
+// differ keeps the first difference it is shown.
+type differ struct{ first string }
+
+func (d *differ) str(what, a, b string) {
+	if d.first == "" && a != b {
+		d.first = fmt.Sprintf("%s %q, copied as %q", what, a, b)
+	}
+}
+
+func (d *differ) time(what string, a, b time.Time) {
+	if d.first == "" && (!a.Equal(b) || a.Location() != b.Location()) {
+		d.first = fmt.Sprintf("%s %v, copied as %v", what, a, b)
+	}
+}
+
+// inventory lists the games and series in one snapshot.
+func (s *SQLite) inventory(ctx context.Context) (inventory, error) {
+	var inv inventory
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, touched FROM games ORDER BY rowid`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var ref placed
+			if err := rows.Scan(&ref.ID, &ref.Touched); err != nil {
+				return err
+			}
+			inv.Games = append(inv.Games, ref)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT id FROM series ORDER BY created, id`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			inv.Series = append(inv.Series, id)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM moves`).Scan(&inv.Moves); err != nil {
+			return err
+		}
+		if s.version < 3 {
+			return nil
+		}
+		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM online`).Scan(&inv.Online)
+	})
+	if err != nil {
+		return inventory{}, fmt.Errorf("listing the games of %s: %w", s.path, err)
+	}
+	return inv, nil
+}
+
+// restore stores series and games as they are, in one transaction.
+func (s *SQLite) restore(ctx context.Context, series []*Series, games []placedGame) error {
+	return s.write(ctx, "copying games", func(t *wtx) error {
+		for _, sr := range series {
+			if err := t.insertSeries(sr.ID, sr.Created, sr.Target); err != nil {
+				return fmt.Errorf("series %s: %w", sr.ID, err)
+			}
+		}
+		for _, pg := range games {
+			rev := int64(0)
+			if pg.Game.Online != nil {
+				rev = pg.Game.Online.Rev
+			}
+			if err := t.insertGameAt(pg.Game, pg.Touched, rev); err != nil {
+				return fmt.Errorf("game %s: %w", pg.Game.ID, err)
+			}
+		}
+		return nil
+	})
+}

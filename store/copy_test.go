@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// fillVaried stores games of every kind: local games with and without the
+// computer, taken back and renamed, a series, an imported game, online
+// games in progress, ended and with offers, an empty series and the
+// heartbeat.
+func fillVaried(t *testing.T, s Store) {
+	t.Helper()
+	ctx := context.Background()
+	start, _ := rules.NewPosition(6, 4)
+	eight, _ := rules.NewPosition(8, 5)
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	vsComputer := newGame(t, s, &Game{South: "Naserian", North: "endodoi", Start: start,
+		Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 500}, Computer: &Computer{Side: rules.North, Level: 7},
+		Moves: moves(t, "c", "D", "f")})
+	check(s.Truncate(ctx, vsComputer.ID, 3, 1, "*"))
+	first := &Game{South: "Leshan", North: "Sironka", Start: eight, Moves: moves(t, "a")}
+	check(s.CreateSeriesGame(ctx, 3, first))
+	check(s.AppendMove(ctx, first.ID, 1, moves(t, "B")[0], "1-0"))
+	newGame(t, s, &Game{Start: eight.WithToMove(rules.North), SeriesID: first.SeriesID, Moves: moves(t, "A")})
+	newGame(t, s, &Game{South: "Imported", Start: start, ImportKey: "sha256:0123", Moves: moves(t, "a", "B", "c"), Result: "1/2-1/2"})
+	_, err := s.CreateSeries(ctx, 5)
+	check(err)
+	playing := newOnline(t, s, "inv-playing", "seat-1")
+	_, o := onlineOf(t, s, playing.ID)
+	o.Seats[rules.North] = "seat-2"
+	o.TurnStart = time.Date(2026, 3, 1, 12, 0, 0, 123e6, time.UTC)
+	o.Left = [2]time.Duration{4*time.Minute + 10*time.Millisecond, 5 * time.Minute}
+	o.DrawOffer = "s"
+	check(s.Update(ctx, playing.ID, Change{Ply: 0, Rev: o.Rev, From: 0, Moves: moves(t, "a"), Result: "*", Online: &o}))
+	ended := newOnline(t, s, "inv-ended", "seat-3")
+	_, o = onlineOf(t, s, ended.ID)
+	o.End, o.RematchOffer, o.Next = "resign", "n", "0123456789abcdef"
+	o.Clock = Clock{Time: 72 * time.Hour, PerMove: true}
+	check(s.Update(ctx, ended.ID, Change{Rev: o.Rev, Result: "0-1", Online: &o}))
+	newOnline(t, s, "inv-waiting", "seat-4")
+	name := "Kakuta"
+	check(s.Update(ctx, vsComputer.ID, Change{Ply: 1, From: 1, Result: "*", North: &name}))
+	check(s.SetAlive(ctx, time.Date(2026, 3, 1, 12, 5, 0, 999e6, time.UTC)))
+}
+
+// sameStores checks that b holds what a holds, as the API reads it.
+func sameStores(t *testing.T, a, b Store) {
+	t.Helper()
+	ctx := context.Background()
+	ia, ib := contents(t, a), contents(t, b)
+	if !slices.Equal(ia.Series, ib.Series) || ia.Moves != ib.Moves || ia.Online != ib.Online || len(ia.Games) != len(ib.Games) {
+		t.Fatalf("contents %+v, copied as %+v", ia, ib)
+	}
+	for _, ref := range ia.Games {
+		ga, err := a.Game(ctx, ref.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb, err := b.Game(ctx, ref.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffGame(ga, gb); d != "" {
+			t.Errorf("game %s: %s", ref.ID, d)
+		}
+	}
+	for _, id := range ia.Series {
+		sa, _ := a.Series(ctx, id)
+		sb, err := b.Series(ctx, id)
+		if err != nil || diffSeries(sa, sb) != "" {
+			t.Errorf("series %s: %s (%v)", id, diffSeries(sa, sb), err)
+		}
+	}
+	ids := func(s Store) []string {
+		list, err := s.Games(ctx, 100, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, sm := range list {
+			out = append(out, sm.ID)
+		}
+		return out
+	}
+	if x, y := ids(a), ids(b); !slices.Equal(x, y) {
+		t.Errorf("listing %v, copied as %v", x, y)
+	}
+	x, _ := a.OpenOnlineGames(ctx, time.Time{})
+	y, _ := b.OpenOnlineGames(ctx, time.Time{})
+	if !slices.Equal(x, y) || len(x) != 2 {
+		t.Errorf("open online games %v, copied as %v", x, y)
+	}
+	ta, _, _ := a.Alive(ctx)
+	tb, ok, err := b.Alive(ctx)
+	if !ok || err != nil || !ta.Equal(tb) {
+		t.Errorf("heartbeat %v, copied as %v (%t, %v)", ta, tb, ok, err)
+	}
+}
+
+// copyInto copies src into a new store that open makes, checking the
+// report.
+func copyInto(t *testing.T, src Store, open func() Store) Store {
+	t.Helper()
+	dst := open()
+	var stages []string
+	rep, err := Copy(context.Background(), dst, src, func(stage string, done, total int) {
+		stages = append(stages, stage)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := contents(t, src)
+	if rep.Games != len(inv.Games) || rep.Moves != inv.Moves || rep.Series != len(inv.Series) || rep.Online != 3 || !rep.Alive {
+		t.Errorf("report %+v, source %+v", rep, inv)
+	}
+	if !slices.Contains(stages, "copying") || !slices.Contains(stages, "checking") {
+		t.Errorf("progress stages %v", stages)
+	}
+	return dst
+}
+
+// A copy holds what the source holds, as the API reads it, and carries on
+// where the source left off.
+func TestCopy(t *testing.T) {
+	ctx := context.Background()
+	sqlite := func(t *testing.T) func() Store {
+		path := filepath.Join(t.TempDir(), "games.db")
+		return func() Store {
+			s := open(t, path)
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+	}
+	postgres := func(t *testing.T) func() Store {
+		url := newPostgresDB(t)
+		return func() Store { return openPostgres(t, url) }
+	}
+	for _, c := range []struct {
+		name string
+		via  func(t *testing.T) func() Store
+	}{{"sqlite to sqlite", sqlite}, {"sqlite to postgres to sqlite", postgres}} {
+		t.Run(c.name, func(t *testing.T) {
+			src := sqlite(t)()
+			fillVaried(t, src)
+			via := c.via(t)
+			mid := copyInto(t, src, via)
+			sameStores(t, src, mid)
+			last := copyInto(t, mid, sqlite(t))
+			sameStores(t, src, last)
+
+			// Into a store that holds games: refused, unchanged.
+			before := contents(t, mid)
+			if _, err := Copy(ctx, mid, src, nil); !errors.Is(err, ErrNotEmpty) {
+				t.Errorf("copy into a store with games: %v, want ErrNotEmpty", err)
+			}
+			if after := contents(t, mid); len(after.Games) != len(before.Games) || after.Moves != before.Moves {
+				t.Errorf("the refused copy changed the destination: %+v, was %+v", after, before)
+			}
+
+			// The copies carry on: the next move, the next revision, the
+			// next change listed first, the import key known.
+			for _, s := range []Store{mid, last} {
+				g, err := s.GameByInvite(ctx, "inv-playing")
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := *g.Online
+				o.DrawOffer = ""
+				if err := s.Update(ctx, g.ID, Change{Ply: 1, Rev: g.Online.Rev, From: 1, Moves: moves(t, "B"), Result: "*", Online: &o}); err != nil {
+					t.Errorf("move in a copied online game: %v", err)
+				}
+				if list, _ := s.Games(ctx, 1, 0); len(list) != 1 || list[0].ID != g.ID {
+					t.Errorf("the game just played is not listed first: %+v", list)
+				}
+				start, _ := rules.NewPosition(6, 4)
+				if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "sha256:0123"}); !errors.Is(err, ErrExists) {
+					t.Errorf("importing a copied import again: %v, want ErrExists", err)
+				}
+				if ok, _ := s.SeatExists(ctx, "seat-4"); !ok {
+					t.Error("a copied seat is not found")
+				}
+			}
+		})
+	}
+}
