@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/protocol"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -28,7 +29,6 @@ type cmdPlayer struct {
 	options map[string]bool // options the program declared, lower case
 	idName  string
 	start   rules.Position
-	buf     []byte
 }
 
 func newCmdPlayer(s Spec, r rules.Rules) *cmdPlayer {
@@ -122,14 +122,13 @@ func startProcess(argv []string) (*process, error) {
 	return pr, nil
 }
 
-// send writes lines to the program.
-func (pr *process) send(lines ...string) error {
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(l)
-		b.WriteByte('\n')
+// send writes commands to the program, one a line.
+func (pr *process) send(cmds ...protocol.Command) error {
+	var b []byte
+	for _, c := range cmds {
+		b = append(c.Append(b), '\n')
 	}
-	_, err := io.WriteString(pr.stdin, b.String())
+	_, err := pr.stdin.Write(b)
 	return err
 }
 
@@ -145,7 +144,7 @@ func (pr *process) kill() {
 
 // end asks the program to quit, waits a little, then kills it.
 func (pr *process) end() {
-	_ = pr.send("quit")
+	_ = pr.send(protocol.Quit{})
 	pr.stdin.Close()
 	pr.discard()
 	select {
@@ -158,25 +157,39 @@ func (pr *process) end() {
 // errNoReply is returned when the program's output ends.
 var errNoReply = errors.New("the program's output ended")
 
-// await reads lines until want accepts one, the time runs out, the output
-// ends or ctx is done. It returns the accepted line.
-func (p *cmdPlayer) await(ctx context.Context, timeout time.Duration, what string, want func(string) bool) (string, error) {
+// await reads replies until want accepts one, the time runs out, the
+// output ends or ctx is done. want gets each line, read as a reply (with
+// the error if it is not one); it returns true to accept it, or an error
+// to reject the answer.
+func (p *cmdPlayer) await(ctx context.Context, timeout time.Duration, what string, want func(line string, r protocol.Reply, err error) (bool, error)) (protocol.Reply, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case l, ok := <-p.proc.lines:
 			if !ok {
-				return "", p.exitError("waiting for "+what, nil)
+				return nil, p.exitError("waiting for "+what, nil)
 			}
-			if want(l) {
-				return l, nil
+			r, err := protocol.ParseReply(l)
+			if errors.Is(err, protocol.ErrEmpty) {
+				continue
+			}
+			if done, err := want(l, r, err); done || err != nil {
+				return r, err
 			}
 		case <-timer.C:
-			return "", fmt.Errorf("no %s within %v", what, timeout)
+			return nil, fmt.Errorf("no %s within %v", what, timeout)
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return nil, ctx.Err()
 		}
+	}
+}
+
+// is returns a want function for await that accepts a reply like r.
+func is[R protocol.Reply]() func(string, protocol.Reply, error) (bool, error) {
+	return func(_ string, r protocol.Reply, _ error) (bool, error) {
+		_, ok := r.(R)
+		return ok, nil
 	}
 }
 
@@ -228,7 +241,7 @@ func (p *cmdPlayer) NewGame(ctx context.Context, r rules.Rules, start rules.Posi
 			return p.fail(err)
 		}
 	}
-	if err := p.proc.send("newgame"); err != nil {
+	if err := p.proc.send(protocol.NewGame{}); err != nil {
 		return p.fail(p.exitError("sending newgame", err))
 	}
 	return nil
@@ -243,42 +256,45 @@ func (p *cmdPlayer) launch(ctx context.Context) error {
 	p.proc = pr
 	p.sent = rules.Rules{Variant: rules.Standard, MaxLaps: rules.DefaultMaxLaps}
 	p.options = map[string]bool{}
-	if err := pr.send("endodoi"); err != nil {
+	if err := pr.send(protocol.Hello{}); err != nil {
 		return p.exitError("sending the handshake", err)
 	}
-	_, err = p.await(ctx, HandshakeTimeout, "endodoiok", func(l string) bool {
-		f := strings.Fields(l)
-		switch {
-		case len(f) >= 3 && f[0] == "id" && f[1] == "name":
-			p.idName = strings.Join(f[2:], " ")
-		case len(f) >= 3 && f[0] == "option" && f[1] == "name":
-			p.options[strings.ToLower(f[2])] = true
+	_, err = p.await(ctx, HandshakeTimeout, "endodoiok", func(_ string, r protocol.Reply, _ error) (bool, error) {
+		switch r := r.(type) {
+		case protocol.ID:
+			if r.Key == "name" {
+				p.idName = r.Value
+			}
+		case protocol.Option:
+			p.options[strings.ToLower(r.Name)] = true
+		case protocol.HelloOK:
+			return true, nil
 		}
-		return len(f) == 1 && f[0] == "endodoiok"
+		return false, nil
 	})
 	return err
 }
 
 // setRules sends the rules options and waits for readyok.
 func (p *cmdPlayer) setRules(ctx context.Context, r rules.Rules) error {
-	var lines []string
+	var cmds []protocol.Command
 	if r.Variant != p.sent.Variant {
 		if !p.options["variant"] {
 			return fmt.Errorf("the program declares no Variant option, needed for the %s variant", r.Variant)
 		}
-		lines = append(lines, "setoption name Variant value "+r.Variant.String())
+		cmds = append(cmds, protocol.SetOption{Name: "Variant", Value: r.Variant.String()})
 	}
 	if r.Laps() != p.sent.Laps() {
 		if !p.options["maxlaps"] {
 			return fmt.Errorf("the program declares no MaxLaps option, needed for a lap cap of %d", r.Laps())
 		}
-		lines = append(lines, "setoption name MaxLaps value "+strconv.Itoa(r.Laps()))
+		cmds = append(cmds, protocol.SetOption{Name: "MaxLaps", Value: strconv.Itoa(r.Laps())})
 	}
-	lines = append(lines, "isready")
-	if err := p.proc.send(lines...); err != nil {
+	cmds = append(cmds, protocol.IsReady{})
+	if err := p.proc.send(cmds...); err != nil {
 		return p.exitError("sending options", err)
 	}
-	if _, err := p.await(ctx, HandshakeTimeout, "readyok", func(l string) bool { return strings.TrimSpace(l) == "readyok" }); err != nil {
+	if _, err := p.await(ctx, HandshakeTimeout, "readyok", is[protocol.ReadyOK]()); err != nil {
 		return err
 	}
 	p.sent = r
@@ -289,67 +305,53 @@ func (p *cmdPlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, error)
 	if p.proc == nil {
 		return rules.NoMove, errors.New("the program is not running")
 	}
-	b := append(p.buf[:0], "position "...)
-	b = g.Start().AppendText(b)
-	if moves := g.Moves(); len(moves) > 0 {
-		b = append(b, " moves"...)
-		for _, m := range moves {
-			b = append(b, ' ')
-			b = append(b, m.String()...)
-		}
-	}
-	p.buf = b
-	goCmd := "go"
+	// The limits go as whole milliseconds, at least one.
 	lim := p.spec.limits
-	if lim.Depth > 0 {
-		goCmd += " depth " + strconv.Itoa(lim.Depth)
-	}
 	if lim.MoveTime > 0 {
-		goCmd += " movetime " + strconv.FormatInt(lim.MoveTime.Milliseconds(), 10)
+		lim.MoveTime = max(lim.MoveTime.Truncate(time.Millisecond), time.Millisecond)
 	}
-	if lim.Nodes > 0 {
-		goCmd += " nodes " + strconv.FormatUint(lim.Nodes, 10)
-	}
-	if err := p.proc.send(string(b), goCmd); err != nil {
+	if err := p.proc.send(protocol.Position{Start: g.Start(), Moves: g.Moves()}, protocol.Go{Limits: lim}); err != nil {
 		return rules.NoMove, p.fail(p.exitError("sending go", err))
 	}
 	var lastError string
-	line, err := p.await(ctx, p.spec.timeout, "bestmove", func(l string) bool {
-		if rest, ok := strings.CutPrefix(l, "info string error:"); ok {
-			lastError = strings.TrimSpace(rest)
+	reply, err := p.await(ctx, p.spec.timeout, "bestmove", func(line string, r protocol.Reply, err error) (bool, error) {
+		if msg, ok := r.(protocol.InfoString); ok {
+			if text, isErr := msg.Error(); isErr {
+				lastError = text
+			}
 		}
-		f := strings.Fields(l)
-		return len(f) >= 1 && f[0] == "bestmove"
+		if err != nil && strings.HasPrefix(strings.TrimSpace(line), "bestmove") {
+			return false, withLastError(fmt.Sprintf("bad bestmove line %q", line), lastError)
+		}
+		_, ok := r.(protocol.BestMove)
+		return ok, nil
 	})
 	if err != nil {
 		if ctx.Err() != nil {
 			// Interrupted: let the program stop; it is not its fault.
-			_ = p.proc.send("stop")
-			_, _ = p.await(context.Background(), time.Second, "bestmove", func(l string) bool { return strings.HasPrefix(l, "bestmove") })
+			_ = p.proc.send(protocol.Stop{})
+			_, _ = p.await(context.Background(), time.Second, "bestmove", is[protocol.BestMove]())
 			return rules.NoMove, ctx.Err()
 		}
 		return rules.NoMove, p.fail(err)
 	}
-	f := strings.Fields(line)
-	if len(f) < 2 {
-		return rules.NoMove, p.fail(fmt.Errorf("bestmove without a move"))
-	}
-	m, err := rules.ParseMove(f[1])
-	if err != nil {
-		msg := fmt.Sprintf("bad bestmove %q", f[1])
-		if lastError != "" {
-			msg += " after error: " + lastError
-		}
-		return rules.NoMove, p.fail(errors.New(msg))
+	m := reply.(protocol.BestMove).Move
+	if m == rules.NoMove {
+		return rules.NoMove, p.fail(withLastError("bestmove none in a game that is not over", lastError))
 	}
 	if _, err := g.Position().Play(m, g.Rules()); err != nil {
-		msg := fmt.Sprintf("illegal bestmove %s (%v)", m, err)
-		if lastError != "" {
-			msg += " after error: " + lastError
-		}
-		return rules.NoMove, p.fail(errors.New(msg))
+		return rules.NoMove, p.fail(withLastError(fmt.Sprintf("illegal bestmove %s (%v)", m, err), lastError))
 	}
 	return m, nil
+}
+
+// withLastError returns an error saying msg and, if the program reported
+// an error before, that error.
+func withLastError(msg, lastError string) error {
+	if lastError != "" {
+		msg += " after error: " + lastError
+	}
+	return errors.New(msg)
 }
 
 func (p *cmdPlayer) Close() error {

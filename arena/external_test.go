@@ -69,6 +69,16 @@ func TestExternalPlayers(t *testing.T) {
   esac
 done
 `)
+	// A bot whose bestmove is no move at all, after an error.
+	scrawler := writeScript(t, dir, "scrawler.sh", `while read cmd rest; do
+  case "$cmd" in
+  endodoi) echo endodoiok;;
+  isready) echo readyok;;
+  go) echo "info string error: confused"; echo "bestmove 7";;
+  quit) exit 0;;
+  esac
+done
+`)
 	// A bot that never answers "go".
 	mute := writeScript(t, dir, "mute.sh", `while read cmd rest; do
   case "$cmd" in
@@ -86,6 +96,7 @@ done
 		{"cmd=" + garbage + ";depth=1", "the program exited"},
 		{"cmd=" + quitter + ";depth=1", "the program exited (exit status 3)"},
 		{"cmd=" + liar + ";depth=1", "illegal bestmove p (no such hole"},
+		{"cmd=" + scrawler + ";depth=1", `bad bestmove line "bestmove 7" after error: confused`},
 		{"cmd=" + mute + ";depth=1;timeout=100ms", "no bestmove within 100ms"},
 		{"cmd=" + mute + ";time=10ms;timeout=100ms", "no bestmove within 100ms"},
 	} {

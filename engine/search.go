@@ -406,6 +406,25 @@ type child struct {
 	order int32
 }
 
+// histMax bounds the history heuristic's values, which order the moves
+// that capture alike: far below 1<<20, the weight of one captured seed in
+// the move order, so that history never outranks a capture.
+const histMax = 1 << 14
+
+// histBonusMax bounds the reward of one cutoff, so that a deep one does
+// not wipe out what the others taught.
+const histBonusMax = histMax / 16
+
+// rewardHistory credits the move from hole i with a cutoff at depth. The
+// update is "gravity": h += bonus - h*bonus/histMax, which moves h towards
+// histMax by a share of the distance and so keeps it within histMax however
+// long an analysis runs.
+func (s *searcher) rewardHistory(i, depth int) {
+	bonus := int32(min(depth*depth, histBonusMax))
+	h := s.hist[i]
+	s.hist[i] = h + bonus - h*bonus/histMax
+}
+
 // generate plays the legal moves of p except skip into kids from index
 // from on, orders them best first in order[from:] (first, if among them,
 // before all), and returns the new count of children.
@@ -559,7 +578,7 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 				copy(s.pv[ply][ply+1:], s.pv[ply+1][ply+1:s.pvLen[ply+1]])
 				s.pvLen[ply] = s.pvLen[ply+1]
 				if v >= beta {
-					s.hist[c.move.Index(n)] += int32(depth * depth)
+					s.rewardHistory(c.move.Index(n), depth)
 					break
 				}
 			}

@@ -216,3 +216,55 @@ func TestQuiescence(t *testing.T) {
 		t.Error("quiescence never changed a depth-2 score: it is not searching")
 	}
 }
+
+// TestHistoryBounded runs many searches on one engine, as a long analysis
+// session does, and checks that the history heuristic stays within
+// histMax, below the weight of a capture in the move order.
+func TestHistoryBounded(t *testing.T) {
+	if histMax >= 1<<20 {
+		t.Fatalf("histMax %d is not below a captured seed's weight 1<<20", histMax)
+	}
+	var s searcher
+	for i := range 100_000 {
+		s.rewardHistory(i%3, MaxDepth-i%7)
+	}
+	for i, h := range s.hist {
+		if h < 0 || h > histMax {
+			t.Fatalf("after 100000 deep cutoffs, hist[%d] = %d, outside 0 to %d", i, h, histMax)
+		}
+	}
+
+	e, err := New(Config{Threads: 2, HashMiB: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := rules.NewPosition(6, 4)
+	r := rules.DefaultRules()
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	for i := range rounds {
+		if _, err := e.Search(context.Background(), p, nil, Limits{Depth: 9}, nil); err != nil {
+			t.Fatal(err)
+		}
+		moves := p.LegalMoves(r)
+		if len(moves) == 0 {
+			p, _ = rules.NewPosition(6+i%3, 4)
+			continue
+		}
+		p, _ = p.Play(moves[i%len(moves)], r)
+	}
+	used := false
+	for t0, s := range e.searchers {
+		for i, h := range s.hist {
+			if h < 0 || h > histMax {
+				t.Errorf("thread %d: hist[%d] = %d, outside 0 to %d", t0, i, h, histMax)
+			}
+			used = used || h > 0
+		}
+	}
+	if !used {
+		t.Error("the searches taught the history nothing: the test checks nothing")
+	}
+}

@@ -1,5 +1,11 @@
 package rules
 
+import (
+	"context"
+	"runtime"
+	"sync"
+)
+
 // Perft returns the number of legal move sequences of exactly depth moves
 // from p under rules r, without the repetition rule (a sequence stops only
 // where the side to move has no legal move). Perft(p, 0, r) is 1.
@@ -46,4 +52,67 @@ func perft(p Position, counts []uint64, laps int, cross bool) {
 			perft(q, counts[1:], laps, cross)
 		}
 	}
+}
+
+// MoveCount is the number of move sequences that begin with Move.
+type MoveCount struct {
+	Move  Move
+	Count uint64
+}
+
+// PerftParallel is PerftCounts split by first move over workers goroutines
+// (0 for one per core). It returns counts[d] for every d from 0 to depth,
+// and for each legal first move the number of sequences of depth moves
+// that begin with it. A cancelled ctx stops handing out first moves; the
+// walks under way finish first.
+func PerftParallel(ctx context.Context, p Position, r Rules, depth, workers int) ([]uint64, []MoveCount, error) {
+	counts := make([]uint64, max(depth, 0)+1)
+	counts[0] = 1
+	if depth <= 0 {
+		return counts, nil, nil
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	moves := p.LegalMoves(r)
+	sub := make([][]uint64, len(moves))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(moves)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				q, _ := p.Play(moves[i], r)
+				sub[i] = make([]uint64, depth)
+				PerftCounts(q, r, sub[i])
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range moves {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	divided := make([]MoveCount, len(moves))
+	for i, m := range moves {
+		for d, c := range sub[i] {
+			counts[d+1] += c
+		}
+		divided[i] = MoveCount{Move: m, Count: sub[i][depth-1]}
+	}
+	return counts, divided, nil
 }

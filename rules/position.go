@@ -258,3 +258,20 @@ func (p Position) Final() Position {
 	}
 	return p
 }
+
+// DescribeMoveError returns a short reason, for people, why m cannot be
+// played in p: err is what Play, Trace or Game.Play returned for it.
+func DescribeMoveError(p Position, m Move, err error) string {
+	switch {
+	case errors.Is(err, ErrWrongSide):
+		return fmt.Sprintf("wrong side: hole %s is %s's, but %s is to move", m, m.Side(), p.ToMove())
+	case errors.Is(err, ErrNoSuchHole):
+		return fmt.Sprintf("no such hole: %s (this board has %d holes a row, %s to %s)", m, p.Holes(),
+			NewMove(m.Side(), 0), NewMove(m.Side(), p.Holes()-1))
+	case errors.Is(err, ErrEmptyHole):
+		return fmt.Sprintf("empty hole: %s has no seeds to lift", m)
+	case errors.Is(err, ErrEndless):
+		return fmt.Sprintf("endless sowing: the sowing from %s has not ended after the lap cap", m)
+	}
+	return err.Error()
+}

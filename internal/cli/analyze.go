@@ -103,7 +103,7 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 	fmt.Fprintf(w, "%s to move; captured so far: South %d, North %d\n", mover, p.Captured(rules.South), p.Captured(rules.North))
 	moves := p.LegalMoves(r)
 	if len(moves) == 0 {
-		fmt.Fprintf(w, "%s\n", gameOverText(p, -1))
+		fmt.Fprintf(w, "%s\n", rules.GameOverText(p, -1))
 		return nil
 	}
 	cfg := engine.Config{Rules: r}
@@ -130,7 +130,7 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 		if progress != nil {
 			report = func(info engine.Info) {
 				fmt.Fprintf(progress, "depth %d: %s  %s  nodes %d  time %dms  %s\n", info.Depth,
-					info.PV[0], scoreText(info.Score, info.Exact), info.Nodes, info.Elapsed.Milliseconds(), moveList(info.PV))
+					info.PV[0], engine.ScoreText(info.Score, info.Exact), info.Nodes, info.Elapsed.Milliseconds(), rules.MoveList(info.PV))
 			}
 		}
 		res, err := e.Search(ctx, p, nil, lim, report)
@@ -152,7 +152,7 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 		report := func(d int, ls []engine.Line) {
 			depth = d
 			if progress != nil {
-				fmt.Fprintf(progress, "depth %d: best %s  %s  (%d moves scored)\n", d, ls[0].Move, scoreText(ls[0].Score, ls[0].Exact), len(ls))
+				fmt.Fprintf(progress, "depth %d: best %s  %s  (%d moves scored)\n", d, ls[0].Move, engine.ScoreText(ls[0].Score, ls[0].Exact), len(ls))
 			}
 		}
 		lines, err = e.Analyze(ctx, p, nil, lim, report)
@@ -170,93 +170,7 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 	}
 	fmt.Fprintf(w, "search: %s\n", summary)
 	for i, l := range lines {
-		fmt.Fprintf(w, "%d. %s  %s  (%s)  %s\n", i+1, l.Move, scoreText(l.Score, l.Exact), finalText(p, l.Score, l.Exact), moveList(l.PV))
+		fmt.Fprintf(w, "%d. %s  %s  (%s)  %s\n", i+1, l.Move, engine.ScoreText(l.Score, l.Exact), engine.FinalText(p, l.Score, l.Exact), rules.MoveList(l.PV))
 	}
 	return nil
-}
-
-// scoreText writes a score, marked when exact.
-func scoreText(s engine.Score, exact bool) string {
-	if exact {
-		return s.String() + " exact"
-	}
-	return s.String()
-}
-
-// finalMargin returns the final capture margin, from South's view, that a
-// score for p's side to move (its future capture margin) leads to.
-func finalMargin(p rules.Position, s engine.Score) engine.Score {
-	m := engine.Score(p.Captured(rules.South)-p.Captured(rules.North))*engine.Seed + s
-	if p.ToMove() == rules.North {
-		m = engine.Score(p.Captured(rules.South)-p.Captured(rules.North))*engine.Seed - s
-	}
-	return m
-}
-
-// finalText states the final result a score for p's side to move leads to:
-// "expected final: South +6.5" for an estimate, "solved: South wins by 4"
-// for an exact score.
-func finalText(p rules.Position, s engine.Score, exact bool) string {
-	m := finalMargin(p, s)
-	abs := m
-	if abs < 0 {
-		abs = -abs
-	}
-	leader := "South"
-	if m < 0 {
-		leader = "North"
-	}
-	if exact {
-		if m == 0 {
-			return "solved: draw"
-		}
-		return fmt.Sprintf("solved: %s wins by %s", leader, strings.TrimPrefix(abs.String(), "+"))
-	}
-	if m == 0 {
-		return "expected final: even"
-	}
-	return fmt.Sprintf("expected final: %s %s", leader, abs)
-}
-
-// moveList writes moves separated by spaces.
-func moveList(moves []rules.Move) string {
-	names := make([]string, len(moves))
-	for i, m := range moves {
-		names[i] = m.String()
-	}
-	return strings.Join(names, " ")
-}
-
-// gameOverText explains the end of the game in p, whose side to move has no
-// legal move (rule 8): the sweep and the final result. movesPlayed is the
-// number of moves played before p, or -1 when unknown.
-func gameOverText(p rules.Position, movesPlayed int) string {
-	mover := p.ToMove()
-	last := mover.Opponent()
-	var b strings.Builder
-	if p.RowSeeds(mover) == 0 {
-		fmt.Fprintf(&b, "%s has no legal move (its row is empty): the game is over.", mover)
-	} else {
-		fmt.Fprintf(&b, "%s has no legal move (every sowing it could start is endless): the game is over.", mover)
-	}
-	who := last.String()
-	if movesPlayed > 0 {
-		who += ", who moved last"
-	}
-	fmt.Fprintf(&b, " The %d seeds left on the board go to %s.\n", p.OnBoard(), who)
-	f := p.Final()
-	b.WriteString(resultText(f.Captured(rules.South), f.Captured(rules.North)))
-	return b.String()
-}
-
-// resultText states a final score and the result.
-func resultText(south, north int) string {
-	s := fmt.Sprintf("Final score: South %d, North %d: ", south, north)
-	switch {
-	case south > north:
-		return s + fmt.Sprintf("South wins by %d.", south-north)
-	case north > south:
-		return s + fmt.Sprintf("North wins by %d.", north-south)
-	}
-	return s + "a draw."
 }

@@ -299,8 +299,8 @@ func TestFinalText(t *testing.T) {
 		{"1,1/1,1 s 0 2", -50, false, "expected final: North +2.5"},
 		{"1,1/1,1 n 2 0", 200, false, "expected final: even"},
 	} {
-		if got := finalText(rules.MustParsePosition(tc.pos), tc.score, tc.exact); got != tc.want {
-			t.Errorf("finalText(%s, %v, %v) = %q, want %q", tc.pos, tc.score, tc.exact, got, tc.want)
+		if got := engine.FinalText(rules.MustParsePosition(tc.pos), tc.score, tc.exact); got != tc.want {
+			t.Errorf("engine.FinalText(%s, %v, %v) = %q, want %q", tc.pos, tc.score, tc.exact, got, tc.want)
 		}
 	}
 }

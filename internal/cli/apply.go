@@ -113,7 +113,7 @@ func applyLine(dst, line []byte, r rules.Rules) []byte {
 	}
 	q, err := p.Play(m, r)
 	if err != nil {
-		return append(append(dst, "illegal: "...), describeMoveError(p, m, err)...)
+		return append(append(dst, "illegal: "...), rules.DescribeMoveError(p, m, err)...)
 	}
 	return q.AppendText(dst)
 }

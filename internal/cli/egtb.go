@@ -20,7 +20,7 @@ import (
 
 // defaultEGTBDir is where the endgame databases live unless --dir says
 // otherwise: a directory "egtb" under the working directory.
-const defaultEGTBDir = "egtb"
+const defaultEGTBDir = egtb.DefaultDir
 
 var egtbCommand = &command{
 	name:    "egtb",
@@ -228,10 +228,16 @@ func pct(a, b uint64) float64 {
 func openTablebase(dir string, holes int, r rules.Rules) (*egtb.Tablebase, error) {
 	tb, err := egtb.Open(dir, holes, r)
 	if errors.Is(err, egtb.ErrNotFound) {
-		return nil, fmt.Errorf("no endgame database for %d holes a row under %s in %s; build one with: endodoi egtb build --holes %d --max-seeds N --dir %s",
-			holes, r, dir, holes, dir)
+		return nil, noDatabase(dir, holes, r)
 	}
 	return tb, err
+}
+
+// noDatabase says that dir has no databases for the board and what to
+// build.
+func noDatabase(dir string, holes int, r rules.Rules) error {
+	return fmt.Errorf("no endgame database for %d holes a row under %s in %s; build one with: endodoi egtb build --holes %d --max-seeds N --dir %s",
+		holes, r, dir, holes, dir)
 }
 
 func egtbProbe(w io.Writer, dir string, p rules.Position, r rules.Rules) error {
@@ -254,7 +260,7 @@ func egtbProbe(w io.Writer, dir string, p rules.Position, r rules.Rules) error {
 		return err
 	}
 	if len(moves) == 0 {
-		fmt.Fprintf(w, "%s\n", gameOverText(p, -1))
+		fmt.Fprintf(w, "%s\n", rules.GameOverText(p, -1))
 		return nil
 	}
 	for _, mv := range moves {
@@ -272,7 +278,7 @@ func egtbProbe(w io.Writer, dir string, p rules.Position, r rules.Rules) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "line: %s\n", moveList(pv))
+	fmt.Fprintf(w, "line: %s\n", rules.MoveList(pv))
 	return nil
 }
 

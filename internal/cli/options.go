@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"fmt"
 	"strings"
 
 	"github.com/endodoi/endodoi/rules"
@@ -56,20 +55,4 @@ func positionOperand(args []string) (rules.Position, error) {
 		return p, usagef("%v", err)
 	}
 	return p, nil
-}
-
-// describeMoveError turns the rules' move errors into a short reason.
-func describeMoveError(p rules.Position, m rules.Move, err error) string {
-	switch err {
-	case rules.ErrWrongSide:
-		return fmt.Sprintf("wrong side: hole %s is %s's, but %s is to move", m, m.Side(), p.ToMove())
-	case rules.ErrNoSuchHole:
-		return fmt.Sprintf("no such hole: %s (this board has %d holes a row, %s to %s)", m, p.Holes(),
-			rules.NewMove(m.Side(), 0), rules.NewMove(m.Side(), p.Holes()-1))
-	case rules.ErrEmptyHole:
-		return fmt.Sprintf("empty hole: %s has no seeds to lift", m)
-	case rules.ErrEndless:
-		return fmt.Sprintf("endless sowing: the sowing from %s has not ended after the lap cap", m)
-	}
-	return err.Error()
 }

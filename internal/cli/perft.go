@@ -4,9 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/endodoi/endodoi/rules"
@@ -41,7 +39,7 @@ var perftCommand = &command{
 				return err
 			}
 			start := time.Now()
-			counts, divided, err := perftParallel(ctx, p, depth, r)
+			counts, divided, err := rules.PerftParallel(ctx, p, r, depth, 0)
 			if err != nil {
 				return err
 			}
@@ -51,7 +49,7 @@ var perftCommand = &command{
 			}
 			if *divide {
 				for _, dm := range divided {
-					fmt.Fprintf(env.Stdout, "%s %d\n", dm.move, dm.count)
+					fmt.Fprintf(env.Stdout, "%s %d\n", dm.Move, dm.Count)
 				}
 			}
 			if *stats {
@@ -66,53 +64,4 @@ var perftCommand = &command{
 			return nil
 		}
 	},
-}
-
-type dividedCount struct {
-	move  rules.Move
-	count uint64
-}
-
-// perftParallel splits the walk by first move over the available cores.
-func perftParallel(ctx context.Context, p rules.Position, depth int, r rules.Rules) ([]uint64, []dividedCount, error) {
-	moves := p.LegalMoves(r)
-	counts := make([]uint64, depth+1)
-	counts[0] = 1
-	divided := make([]dividedCount, len(moves))
-	sub := make([][]uint64, len(moves))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				q, _ := p.Play(moves[i], r)
-				sub[i] = make([]uint64, depth)
-				rules.PerftCounts(q, r, sub[i])
-			}
-		}()
-	}
-	var err error
-feed:
-	for i := range moves {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	if err != nil {
-		return nil, nil, err
-	}
-	for i, m := range moves {
-		for d, c := range sub[i] {
-			counts[d+1] += c
-		}
-		divided[i] = dividedCount{move: m, count: sub[i][depth-1]}
-	}
-	return counts, divided, nil
 }

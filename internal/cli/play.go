@@ -216,7 +216,7 @@ func (s *playSession) run(ctx context.Context) error {
 			}
 			continue
 		}
-		s.printf("\n%s to move (%s), or: help, undo, hint, moves, board, quit > ", p.ToMove(), moveList(s.g.LegalMoves()))
+		s.printf("\n%s to move (%s), or: help, undo, hint, moves, board, quit > ", p.ToMove(), rules.MoveList(s.g.LegalMoves()))
 		if !s.in.Scan() {
 			s.printf("\n")
 			if err := s.in.Err(); err != nil {
@@ -244,7 +244,7 @@ func (s *playSession) run(ctx context.Context) error {
 // finish shows the moves and writes the record if asked to.
 func (s *playSession) finish() error {
 	if s.g.Ply() > 0 {
-		s.printf("Moves: %s\n", formatMoves(s.g.Start().ToMove(), s.g.Moves()))
+		s.printf("Moves: %s\n", rules.NumberedMoves(s.g.Start().ToMove(), s.g.Moves()))
 	}
 	if s.save == "" {
 		if s.g.Ply() > 0 {
@@ -284,11 +284,11 @@ func (s *playSession) endText() string {
 	var b strings.Builder
 	switch s.g.Status() {
 	case rules.NoLegalMove:
-		b.WriteString(gameOverText(p, s.g.Ply()))
+		b.WriteString(rules.GameOverText(p, s.g.Ply()))
 	case rules.Repetition:
 		fmt.Fprintf(&b, "This position has now occurred for the third time: the game is over. The %d seeds left on the board count for neither player.\n", p.OnBoard())
 		south, north := s.g.Score()
-		b.WriteString(resultText(south, north))
+		b.WriteString(rules.ResultText(south, north))
 	default:
 		return "The game is not over."
 	}
@@ -338,9 +338,9 @@ func (s *playSession) playMove(m rules.Move) error {
 	if s.g.Position() != after {
 		return fmt.Errorf("move %s: the traced sowing and the game disagree (%v, %v)", m, after, s.g.Position())
 	}
-	s.printf("%s\n", describeSowing(before, sow))
+	s.printf("%s\n", sow.Describe(before))
 	if s.laps {
-		s.printf("%s", lapsText(before, sow))
+		s.printf("%s", sow.LapsText(before))
 	}
 	drawBoard(s.out, after)
 	return nil
@@ -370,7 +370,7 @@ func (s *playSession) command(ctx context.Context, line string) (quit bool, err 
 		if s.g.Ply() == 0 {
 			s.printf("No moves yet.\n")
 		} else {
-			s.printf("%s\n", formatMoves(s.g.Start().ToMove(), s.g.Moves()))
+			s.printf("%s\n", rules.NumberedMoves(s.g.Start().ToMove(), s.g.Moves()))
 		}
 		return false, nil
 	case "undo":
@@ -380,7 +380,7 @@ func (s *playSession) command(ctx context.Context, line string) (quit bool, err 
 		return false, s.hint(ctx)
 	}
 	if utf8.RuneCountInString(word) != 1 {
-		s.printf("Unknown command %q. Type a hole's letter (%s) or help.\n", word, moveList(s.g.LegalMoves()))
+		s.printf("Unknown command %q. Type a hole's letter (%s) or help.\n", word, rules.MoveList(s.g.LegalMoves()))
 		return false, nil
 	}
 	c := word[0]
@@ -391,7 +391,7 @@ func (s *playSession) command(ctx context.Context, line string) (quit bool, err 
 	case c >= 'A' && c <= 'Z':
 		col = int(c - 'A')
 	default:
-		s.printf("Unknown command %q. Type a hole's letter (%s) or help.\n", word, moveList(s.g.LegalMoves()))
+		s.printf("Unknown command %q. Type a hole's letter (%s) or help.\n", word, rules.MoveList(s.g.LegalMoves()))
 		return false, nil
 	}
 	if col >= p.Holes() {
@@ -403,7 +403,7 @@ func (s *playSession) command(ctx context.Context, line string) (quit bool, err 
 	// other side's holes cannot be played now.
 	m := rules.NewMove(p.ToMove(), col)
 	if _, err := p.Play(m, s.rules); err != nil {
-		s.printf("Not a legal move: %s.\n", describeMoveError(p, m, err))
+		s.printf("Not a legal move: %s.\n", rules.DescribeMoveError(p, m, err))
 		return false, nil
 	}
 	return false, s.playMove(m)
@@ -459,7 +459,7 @@ func (s *playSession) undo() {
 			}
 		}
 	}
-	s.printf("Took back %s.\n", moveList(taken))
+	s.printf("Took back %s.\n", rules.MoveList(taken))
 	drawBoard(s.out, s.g.Position())
 }
 
@@ -478,102 +478,9 @@ func (s *playSession) hint(ctx context.Context) error {
 		s.printf("No hint: there is no legal move.\n")
 		return nil
 	}
-	s.printf("Hint: %s (score %s for %s, %s; expected line %s)\n", res.Move, scoreText(res.Score, res.Exact),
-		p.ToMove(), finalText(p, res.Score, res.Exact), moveList(res.PV))
+	s.printf("Hint: %s (score %s for %s, %s; expected line %s)\n", res.Move, engine.ScoreText(res.Score, res.Exact),
+		p.ToMove(), engine.FinalText(p, res.Score, res.Exact), rules.MoveList(res.PV))
 	return nil
-}
-
-// describeSowing says who moved what and what came of it, e.g.
-// "South plays c: 5 laps, captures 7 (B's 6 and the last seed)".
-func describeSowing(before rules.Position, sow rules.Sowing) string {
-	mover := before.ToMove()
-	holes := before.Holes()
-	laps := "1 lap"
-	if n := len(sow.Laps); n != 1 {
-		laps = fmt.Sprintf("%d laps", n)
-	}
-	head := fmt.Sprintf("%s plays %s: %s", mover, sow.Move, laps)
-	end := sow.End()
-	if sow.Captured > 0 && sow.CaptureFrom >= 0 {
-		return fmt.Sprintf("%s, ends in %s and captures %d (%s's %d and the last seed)", head,
-			rules.MoveAt(end, holes), sow.Captured, rules.MoveAt(sow.CaptureFrom, holes), sow.Captured-1)
-	}
-	if end < 0 {
-		return head
-	}
-	endHole := rules.MoveAt(end, holes)
-	opposite := rules.MoveAt(2*holes-1-end, holes)
-	if endHole.Side() == mover {
-		return fmt.Sprintf("%s, ends in %s in its own row; the opposite hole %s is empty: no capture", head, endHole, opposite)
-	}
-	return fmt.Sprintf("%s, ends in %s's row (%s), no capture", head, mover.Opponent(), endHole)
-}
-
-// lapsText shows a sowing lap by lap, with the board after each lap.
-func lapsText(before rules.Position, sow rules.Sowing) string {
-	holes := before.Holes()
-	board := make([]int, 2*holes)
-	for i := range board {
-		board[i] = before.SeedsAt(i)
-	}
-	var b strings.Builder
-	for i, lap := range sow.Laps {
-		board[lap.From] = 0
-		for k := 1; k <= lap.Seeds; k++ {
-			board[(lap.From+k)%len(board)]++
-		}
-		what := "was empty: the sowing ends"
-		if board[lap.To] > 1 {
-			what = fmt.Sprintf("held %d: relay", board[lap.To]-1)
-		}
-		fmt.Fprintf(&b, "  lap %d: lifted %d from %s, last seed in %s (%s)  %s\n", i+1, lap.Seeds,
-			rules.MoveAt(lap.From, holes), rules.MoveAt(lap.To, holes), what, compactBoard(board, holes))
-	}
-	if sow.Captured > 0 && sow.CaptureFrom >= 0 {
-		fmt.Fprintf(&b, "  capture: %s from %s and the last seed from %s\n", plural(sow.Captured-1, "seed"),
-			rules.MoveAt(sow.CaptureFrom, holes), rules.MoveAt(sow.End(), holes))
-	}
-	return b.String()
-}
-
-// compactBoard writes a board in position order: a.. / A...
-func compactBoard(board []int, holes int) string {
-	var b strings.Builder
-	for i, n := range board {
-		switch {
-		case i == holes:
-			b.WriteByte('/')
-		case i > 0:
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%d", n)
-	}
-	return b.String()
-}
-
-// formatMoves writes moves numbered as in game records: "1. a A 2. c B",
-// or "1... A 2. a B" in a game North begins.
-func formatMoves(first rules.Side, moves []rules.Move) string {
-	var b strings.Builder
-	side := first
-	number := 1
-	for i, m := range moves {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		switch {
-		case side == rules.South:
-			fmt.Fprintf(&b, "%d. ", number)
-		case i == 0:
-			fmt.Fprintf(&b, "%d... ", number)
-		}
-		b.WriteString(m.String())
-		if side == rules.North {
-			number++
-		}
-		side = side.Opponent()
-	}
-	return b.String()
 }
 
 // plural writes a count and a noun, adding an s unless the count is 1.

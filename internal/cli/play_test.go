@@ -54,8 +54,8 @@ func TestPlayTwoPlayers(t *testing.T) {
 		"Two players",
 		"South plays a: ",
 		"North plays ",
-		resultText(south, north),
-		"Moves: " + formatMoves(rules.South, g.Moves()),
+		rules.ResultText(south, north),
+		"Moves: " + rules.NumberedMoves(rules.South, g.Moves()),
 		"Game record saved to " + save,
 	} {
 		if !strings.Contains(out, want) {
@@ -247,8 +247,8 @@ func TestPlayEngine(t *testing.T) {
 			for _, want := range []string{
 				"Hint: ",
 				"No such hole: x.",
-				resultText(south, north),
-				"Moves: " + formatMoves(rules.South, g.Moves()),
+				rules.ResultText(south, north),
+				"Moves: " + rules.NumberedMoves(rules.South, g.Moves()),
 			} {
 				if !strings.Contains(text, want) {
 					t.Errorf("transcript lacks %q:\n%s", want, text)
@@ -291,7 +291,7 @@ func TestDescribeSowing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := describeSowing(p, sow); got != tc.want {
+		if got := sow.Describe(p); got != tc.want {
 			t.Errorf("%s %s: %q, want %q", tc.pos, tc.move, got, tc.want)
 		}
 	}
@@ -311,7 +311,7 @@ func TestLapsText(t *testing.T) {
   lap 5: lifted 6 from E, last seed in e (was empty: the sowing ends)  6,6,2,7,1,6/1,6,6,6,0,1
   capture: 6 seeds from B and the last seed from e
 `
-	if got := lapsText(p, sow); got != want {
+	if got := sow.LapsText(p); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	code, out, _ := run(t, "c\n", "play", "--two-players", "--holes", "6", "--laps")
@@ -323,10 +323,10 @@ func TestLapsText(t *testing.T) {
 func TestFormatMoves(t *testing.T) {
 	mv := func(s string) rules.Move { m, _ := rules.ParseMove(s); return m }
 	moves := []rules.Move{mv("A"), mv("b"), mv("C"), mv("a")}
-	if got := formatMoves(rules.North, moves); got != "1... A 2. b C 3. a" {
+	if got := rules.NumberedMoves(rules.North, moves); got != "1... A 2. b C 3. a" {
 		t.Errorf("North first: %q", got)
 	}
-	if got := formatMoves(rules.South, moves[1:]); got != "1. b C 2. a" {
+	if got := rules.NumberedMoves(rules.South, moves[1:]); got != "1. b C 2. a" {
 		t.Errorf("South first: %q", got)
 	}
 }

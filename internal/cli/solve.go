@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -71,74 +72,82 @@ var solveCommand = &command{
 			if *workers < 0 {
 				return usagef("--workers %d: want 0 (one per core) or more", *workers)
 			}
-			if p.OnBoard() > egtb.MaxSeeds {
-				return fmt.Errorf("%d seeds on the board: the solver handles at most %d", p.OnBoard(), egtb.MaxSeeds)
-			}
 			var progress io.Writer
 			if !*quiet {
 				progress = env.Stderr
 			}
-			return solve(ctx, env.Stdout, progress, p, r, solveOptions{dir: *dir, memory: *memory, searchTime: *searchTime, workers: *workers})
+			return solve(ctx, env.Stdout, progress, p, egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30),
+				SearchTime: *searchTime, Workers: *workers})
 		}
 	},
 }
 
-type solveOptions struct {
-	dir        string
-	memory     float64 // GiB
-	searchTime time.Duration
-	workers    int
-}
-
-// solveMemory estimates the bytes a complete in-memory solution of every
-// count up to n seeds takes: the values and depths of every count, and the
-// largest count's working arrays with some room for the garbage collector
-// (36 bytes a position; 2×5×3 peaked at 9.0 GiB against 9.5 estimated).
-func solveMemory(holes, n int) float64 {
-	return 3*float64(egtb.CumulativeSize(holes, n)) + 36*float64(egtb.Size(holes, n))
-}
-
-func solve(ctx context.Context, w, progress io.Writer, p rules.Position, r rules.Rules, opt solveOptions) error {
+func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egtb.SolveOptions) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	holes, n := p.Holes(), p.OnBoard()
 	fmt.Fprintf(w, "position: %s\n", p)
-	fmt.Fprintf(w, "board: %d holes a row, %d seeds on the board, %s\n", holes, n, r)
-	need := solveMemory(holes, n)
-	if need > opt.memory*(1<<30) {
-		fmt.Fprintf(w, "method: search with the endgame databases (a complete solution would take about %.1f GiB, more than --memory %.4g)\n", need/(1<<30), opt.memory)
-		return solveBySearch(ctx, w, p, r, opt)
+	fmt.Fprintf(w, "board: %d holes a row, %d seeds on the board, %s\n", p.Holes(), p.OnBoard(), opt.Rules)
+	if need := egtb.SolveMemory(p.Holes(), p.OnBoard()); need > opt.Memory {
+		fmt.Fprintf(w, "method: search with the endgame databases (a complete solution would take about %.1f GiB, more than --memory %.4g)\n",
+			need/(1<<30), opt.Memory/(1<<30))
+	} else {
+		fmt.Fprintf(w, "method: retrograde analysis of every position with up to %d seeds on the board: %d positions with South to move (as many with North, their mirror images)\n",
+			p.OnBoard(), egtb.CumulativeSize(p.Holes(), p.OnBoard()))
 	}
-	positions := egtb.CumulativeSize(holes, n)
-	fmt.Fprintf(w, "method: retrograde analysis of every position with up to %d seeds on the board: %d positions with South to move (as many with North, their mirror images)\n",
-		n, positions)
 	bar := newProgressBar(progress)
-	start := time.Now()
-	tb, err := egtb.Build(ctx, egtb.Options{Holes: holes, MaxSeeds: n, Rules: r, Dir: opt.dir, Workers: opt.workers, Depths: true,
-		Progress: func(pr egtb.Progress) {
-			bar.draw(fmt.Sprintf("%d of %d seeds", pr.Seeds, pr.MaxSeeds), pr.Done, pr.Total, pr.Elapsed)
-		}})
-	bar.end()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted")
+	opt.Progress = func(pr egtb.Progress) {
+		bar.draw(fmt.Sprintf("%d of %d seeds", pr.Seeds, pr.MaxSeeds), pr.Done, pr.Total, pr.Elapsed)
+	}
+	opt.Bound = func(b egtb.Bound) {
+		fmt.Fprintf(w, "bounds at depth %d: %s to %s (%d nodes, %v)\n", b.Depth, signed(b.Lo), signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Millisecond))
+	}
+	opt.Search = func(ctx context.Context, tb *egtb.Tablebase, p rules.Position) (egtb.EngineResult, error) {
+		e, err := engine.New(engine.Config{Rules: opt.Rules, Tablebase: tb, HashMiB: 256})
+		if err != nil {
+			return egtb.EngineResult{}, err
 		}
+		res, err := e.Search(ctx, p, nil, engine.Limits{}, nil)
+		return egtb.EngineResult{Depth: res.Depth, Nodes: res.Nodes, Elapsed: res.Elapsed, Score: int(res.Score), Exact: res.Exact, PV: res.PV}, err
+	}
+	sol, err := egtb.Solve(ctx, p, opt)
+	bar.end()
+	switch {
+	case errors.Is(err, egtb.ErrNotFound):
+		return noDatabase(cmp.Or(opt.Dir, egtb.DefaultDir), p.Holes(), opt.Rules)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("interrupted")
+	case err != nil:
 		return err
 	}
-	printMemory(w, start)
-	v, err := tb.Value(p)
-	if err != nil {
-		return err
+	if tb := sol.Databases; tb != nil {
+		fmt.Fprintf(w, "databases: %s, up to %d seeds on the board\n", tb.Dir(), tb.MaxSeeds())
 	}
-	return printSolution(w, tb, p, v, "")
-}
-
-// printMemory prints the time since start and the memory taken from the
-// system.
-func printMemory(w io.Writer, start time.Time) {
+	if res := sol.Engine; res != nil {
+		fmt.Fprintf(w, "engine search: depth %d, %d nodes, %v, score %s%s\n", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond),
+			engine.Score(res.Score), map[bool]string{true: " (exact)", false: " (estimate)"}[res.Exact])
+		switch {
+		case sol.Confirmed:
+			fmt.Fprintf(w, "the bounds confirm the engine's value at depth %d\n", sol.Bounds.Depth)
+		case res.Exact:
+			fmt.Fprintf(w, "the bounds did not meet in the time left; the value rests on the engine's search alone\n")
+		}
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Fprintf(w, "time %v, memory %.2f GiB\n", time.Since(start).Round(time.Millisecond), float64(ms.Sys)/(1<<30))
+	fmt.Fprintf(w, "time %v, memory %.2f GiB\n", sol.Elapsed.Round(time.Millisecond), float64(ms.Sys)/(1<<30))
+	if !sol.Solved {
+		fmt.Fprintf(w, "not solved: searched %v; the bounds of depth %d hold, the engine's estimate is %s\n", opt.SearchTime, sol.Bounds.Depth, engine.Score(sol.Engine.Score))
+		fmt.Fprintf(w, "value unknown, between %s and %s\n", signed(sol.Bounds.Lo), signed(sol.Bounds.Hi))
+		return nil
+	}
+	if sol.PVProven {
+		printLine(w, p, sol.PV, opt.Rules)
+	} else {
+		fmt.Fprintf(w, "the line the engine expects (its score is an estimate, the line is not proven best): %s\n", rules.MoveList(sol.PV))
+	}
+	fmt.Fprintf(w, "result: %s\n", egtb.Describe(p, sol.Value))
+	fmt.Fprintf(w, "value %s\n", signed(egtb.SouthValue(p, sol.Value)))
+	return nil
 }
 
 // printLine prints a principal variation from p and where it ends.
@@ -146,7 +155,7 @@ func printLine(w io.Writer, p rules.Position, line []rules.Move, r rules.Rules) 
 	if len(line) == 0 {
 		fmt.Fprintf(w, "principal variation: none\n")
 	} else {
-		fmt.Fprintf(w, "principal variation (%d moves): %s\n", len(line), moveList(line))
+		fmt.Fprintf(w, "principal variation (%d moves): %s\n", len(line), rules.MoveList(line))
 	}
 	end := p
 	for _, m := range line {
@@ -154,136 +163,8 @@ func printLine(w io.Writer, p rules.Position, line []rules.Move, r rules.Rules) 
 	}
 	if !end.HasLegalMove(r) {
 		f := end.Final()
-		fmt.Fprintf(w, "it ends: %s has no legal move; %s\n", end.ToMove(), resultText(f.Captured(rules.South), f.Captured(rules.North)))
+		fmt.Fprintf(w, "it ends: %s has no legal move; %s\n", end.ToMove(), rules.ResultText(f.Captured(rules.South), f.Captured(rules.North)))
 		return
 	}
 	fmt.Fprintf(w, "it reaches %s, where the best moves go round a cycle: the repetition rule ends the game with the seeds on the board counting for neither\n", end)
-}
-
-// printSolution prints the principal variation (from the databases when tb
-// is not nil), the result and the value line that ends solve's output.
-func printSolution(w io.Writer, tb *egtb.Tablebase, p rules.Position, v int, note string) error {
-	if tb != nil {
-		pv, err := tb.PV(p, 400)
-		if err != nil {
-			return err
-		}
-		printLine(w, p, pv, tb.Rules())
-	}
-	fmt.Fprintf(w, "result: %s%s\n", egtb.Describe(p, v), note)
-	fmt.Fprintf(w, "value %s\n", signed(egtb.SouthValue(p, v)))
-	return nil
-}
-
-// solveBySearch searches p with the engine and the databases in opt.dir
-// for up to half the time, then with bounding searches of growing depth,
-// which confirm the engine's value or, when it found none, bound it.
-func solveBySearch(ctx context.Context, w io.Writer, p rules.Position, r rules.Rules, opt solveOptions) error {
-	dir := opt.dir
-	if dir == "" {
-		dir = defaultEGTBDir
-	}
-	tb, err := openTablebase(dir, p.Holes(), r)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "databases: %s, up to %d seeds on the board\n", dir, tb.MaxSeeds())
-	if v, err := tb.Value(p); err == nil {
-		return printSolution(w, tb, p, v, "")
-	}
-	start := time.Now()
-	e, err := engine.New(engine.Config{Rules: r, Tablebase: tb, HashMiB: 256})
-	if err != nil {
-		return err
-	}
-	// The engine's search and the bounds run side by side, one core each.
-	// The bounds, deeper and deeper until they meet, are a second,
-	// independent proof (no transposition table) when the engine proves
-	// the value, and the best that is known when it does not; once they
-	// meet, the engine's search is not needed any more.
-	sctx, stopSearch := context.WithCancel(ctx)
-	defer stopSearch()
-	type searched struct {
-		res engine.Result
-		err error
-	}
-	done := make(chan searched, 1)
-	go func() {
-		res, err := e.Search(sctx, p, nil, engine.Limits{MoveTime: opt.searchTime}, nil)
-		done <- searched{res, err}
-	}()
-	bctx, cancel := context.WithDeadline(ctx, start.Add(opt.searchTime))
-	defer cancel()
-	n := p.OnBoard()
-	lo, hi, depth := -n, n, 0
-	for d := 1; d <= engine.MaxDepth && lo < hi; d++ {
-		began := time.Now()
-		l, h, nodes, err := tb.Bounds(bctx, p, d)
-		if err != nil {
-			break
-		}
-		lo, hi, depth = max(lo, l), min(hi, h), d
-		a, b := egtb.SouthValue(p, lo), egtb.SouthValue(p, hi)
-		fmt.Fprintf(w, "bounds at depth %d: %s to %s (%d nodes, %v)\n", d, signed(min(a, b)), signed(max(a, b)),
-			nodes, time.Since(began).Round(time.Millisecond))
-	}
-	if lo == hi {
-		stopSearch()
-	}
-	got := <-done
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted")
-	}
-	res := got.res
-	if got.err != nil && !errors.Is(got.err, context.Canceled) {
-		return got.err
-	}
-	fmt.Fprintf(w, "engine search: depth %d, %d nodes, %v, score %s%s\n", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond),
-		res.Score, map[bool]string{true: " (exact)", false: " (estimate)"}[res.Exact])
-	exact := res.Exact && res.Score%engine.Seed == 0
-	v := int(res.Score / engine.Seed)
-	switch {
-	case exact && lo == hi && lo != v:
-		return fmt.Errorf("the engine's exact %+d and the bounds' %+d disagree", v, lo)
-	case exact && lo == hi:
-		fmt.Fprintf(w, "the bounds confirm the engine's value at depth %d\n", depth)
-	case exact:
-		fmt.Fprintf(w, "the bounds did not meet in the time left; the value rests on the engine's search alone\n")
-	case lo == hi:
-		v, exact = lo, true
-	}
-	if exact && !res.Exact {
-		printMemory(w, start)
-		fmt.Fprintf(w, "the line the engine expects (its score is an estimate, the line is not proven best): %s\n", moveList(res.PV))
-		return printSolution(w, nil, p, v, "")
-	}
-	if exact {
-		// The engine's line ends where the databases take over: go on
-		// with theirs.
-		line := res.PV
-		end := p
-		for i, m := range line {
-			q, err := end.Play(m, r)
-			if err != nil {
-				line = line[:i]
-				break
-			}
-			end = q
-		}
-		if _, err := tb.Value(end); err == nil {
-			more, _ := tb.PV(end, 400)
-			line = append(line, more...)
-		}
-		printMemory(w, start)
-		printLine(w, p, line, r)
-		return printSolution(w, nil, p, v, "")
-	}
-	printMemory(w, start)
-	a, b := egtb.SouthValue(p, lo), egtb.SouthValue(p, hi)
-	if a > b {
-		a, b = b, a
-	}
-	fmt.Fprintf(w, "not solved: searched %v; the bounds of depth %d hold, the engine's estimate is %s\n", opt.searchTime, depth, res.Score)
-	fmt.Fprintf(w, "value unknown, between %s and %s\n", signed(a), signed(b))
-	return nil
 }

@@ -1,0 +1,259 @@
+package egtb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// DefaultDir is where Solve looks for databases to search with when
+// SolveOptions.Dir is empty: a directory "egtb" under the working
+// directory.
+const DefaultDir = "egtb"
+
+// SolveOptions configure Solve.
+type SolveOptions struct {
+	Rules rules.Rules
+	// Dir is where a complete solution writes its databases (empty: it
+	// keeps them in memory) and where a search reads them (empty:
+	// DefaultDir).
+	Dir string
+	// Memory is the bytes a complete solution may take; beyond it, Solve
+	// searches from the position with the databases in Dir.
+	Memory float64
+	// SearchTime bounds a search.
+	SearchTime time.Duration
+	// Workers of a complete solution; 0 means one per core.
+	Workers int
+	// Search, needed when Solve searches, is the engine's search of p
+	// with tb's help, run until ctx is done or it proves p's value.
+	Search func(ctx context.Context, tb *Tablebase, p rules.Position) (EngineResult, error)
+	// Progress, if not nil, receives a complete solution's progress.
+	Progress func(Progress)
+	// Bound, if not nil, receives each bounding search's result as it
+	// comes.
+	Bound func(Bound)
+}
+
+// EngineResult is what the engine's search found.
+type EngineResult struct {
+	Depth   int
+	Nodes   uint64
+	Elapsed time.Duration
+	// Score is the future capture margin for the side to move, in
+	// hundredths of a seed; Exact when it is proven.
+	Score int
+	Exact bool
+	PV    []rules.Move
+}
+
+// Bound is the result of a bounding search (Tablebase.Bounds) of one
+// depth: the value lies between Lo and Hi, from South's view, Lo <= Hi.
+type Bound struct {
+	Depth   int
+	Lo, Hi  int
+	Nodes   uint64
+	Elapsed time.Duration
+}
+
+// Method is how Solve went about a position.
+type Method int
+
+// Solve's methods.
+const (
+	// Complete is retrograde analysis of every position with up to the
+	// position's seeds on the board.
+	Complete Method = iota
+	// Searched is the engine's search with the databases in Dir, side by
+	// side with bounding searches.
+	Searched
+)
+
+// Solution is what Solve found.
+type Solution struct {
+	Method Method
+	// Memory is the estimated bytes of a complete solution.
+	Memory float64
+	// Positions is the positions (South to move) a complete solution
+	// solved.
+	Positions uint64
+	// Databases is the databases a search read; nil for Complete.
+	Databases *Tablebase
+	// Solved reports that Value, for the side to move, is proven.
+	Solved bool
+	Value  int
+	// PV is the line of best play, when Solved; PVProven is false when
+	// it is the engine's expectation rather than a proof.
+	PV       []rules.Move
+	PVProven bool
+	// Engine is the engine's search, when one ran.
+	Engine *EngineResult
+	// Bounds is the deepest bounding search; Confirmed reports that the
+	// bounds met at the engine's exact value.
+	Bounds    Bound
+	Confirmed bool
+	Elapsed   time.Duration
+}
+
+// SolveMemory estimates the bytes a complete in-memory solution of every
+// count up to n seeds takes: the values and depths of every count, and the
+// largest count's working arrays with some room for the garbage collector
+// (36 bytes a position; 2×5×3 peaked at 9.0 GiB against 9.5 estimated).
+func SolveMemory(holes, n int) float64 {
+	return 3*float64(CumulativeSize(holes, n)) + 36*float64(Size(holes, n))
+}
+
+// maxPV bounds the principal variations Solve reads from the databases.
+const maxPV = 400
+
+// Solve finds p's game-theoretic value: by retrograde analysis of every
+// position with up to p's seeds on the board when that fits in
+// opt.Memory, otherwise by the engine's search (opt.Search) with the
+// databases in opt.Dir for up to opt.SearchTime, beside bounding searches
+// of growing depth, which confirm the engine's value or, when it finds
+// none, bound it.
+func Solve(ctx context.Context, p rules.Position, opt SolveOptions) (Solution, error) {
+	if p.OnBoard() > MaxSeeds {
+		return Solution{}, fmt.Errorf("%d seeds on the board: the solver handles at most %d", p.OnBoard(), MaxSeeds)
+	}
+	sol := Solution{Memory: SolveMemory(p.Holes(), p.OnBoard())}
+	start := time.Now()
+	if sol.Memory > opt.Memory {
+		sol.Method = Searched
+		err := solveBySearch(ctx, p, opt, &sol)
+		sol.Elapsed = time.Since(start)
+		return sol, err
+	}
+	sol.Positions = CumulativeSize(p.Holes(), p.OnBoard())
+	tb, err := Build(ctx, Options{Holes: p.Holes(), MaxSeeds: p.OnBoard(), Rules: opt.Rules, Dir: opt.Dir,
+		Workers: opt.Workers, Depths: true, Progress: opt.Progress})
+	if err != nil {
+		return sol, err
+	}
+	err = sol.fromDatabases(tb, p)
+	sol.Elapsed = time.Since(start)
+	return sol, err
+}
+
+// fromDatabases sets the solution from databases that hold p.
+func (sol *Solution) fromDatabases(tb *Tablebase, p rules.Position) error {
+	v, err := tb.Value(p)
+	if err != nil {
+		return err
+	}
+	pv, err := tb.PV(p, maxPV)
+	if err != nil {
+		return err
+	}
+	sol.Solved, sol.Value, sol.PV, sol.PVProven = true, v, pv, true
+	return nil
+}
+
+func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol *Solution) error {
+	dir := opt.Dir
+	if dir == "" {
+		dir = DefaultDir
+	}
+	tb, err := Open(dir, p.Holes(), opt.Rules)
+	if err != nil {
+		return err
+	}
+	sol.Databases = tb
+	if _, err := tb.Value(p); err == nil {
+		return sol.fromDatabases(tb, p)
+	}
+	if opt.Search == nil {
+		return errors.New("egtb: Solve needs a Search beyond the databases")
+	}
+	start := time.Now()
+	// The engine's search and the bounds run side by side, one core each.
+	// The bounds, deeper and deeper until they meet, are a second,
+	// independent proof (no transposition table) when the engine proves
+	// the value, and the best that is known when it does not; once they
+	// meet, the engine's search is not needed any more.
+	sctx, stopSearch := context.WithDeadline(ctx, start.Add(opt.SearchTime))
+	defer stopSearch()
+	type searched struct {
+		res EngineResult
+		err error
+	}
+	done := make(chan searched, 1)
+	go func() {
+		res, err := opt.Search(sctx, tb, p)
+		done <- searched{res, err}
+	}()
+	bctx, cancel := context.WithDeadline(ctx, start.Add(opt.SearchTime))
+	defer cancel()
+	n := p.OnBoard()
+	lo, hi := -n, n
+	sol.Bounds = Bound{Lo: -n, Hi: n}
+	for d := 1; d <= maxBoundsDepth && lo < hi; d++ {
+		began := time.Now()
+		l, h, nodes, err := tb.Bounds(bctx, p, d)
+		if err != nil {
+			break
+		}
+		lo, hi = max(lo, l), min(hi, h)
+		a, b := SouthValue(p, lo), SouthValue(p, hi)
+		sol.Bounds = Bound{Depth: d, Lo: min(a, b), Hi: max(a, b), Nodes: nodes, Elapsed: time.Since(began)}
+		if opt.Bound != nil {
+			opt.Bound(sol.Bounds)
+		}
+	}
+	if lo == hi {
+		stopSearch()
+	}
+	got := <-done
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if got.err != nil && !errors.Is(got.err, context.Canceled) && !errors.Is(got.err, context.DeadlineExceeded) {
+		return fmt.Errorf("the engine's search: %w", got.err)
+	}
+	res := got.res
+	sol.Engine = &res
+	exact := res.Exact && res.Score%100 == 0
+	v := res.Score / 100
+	switch {
+	case exact && lo == hi && lo != v:
+		return fmt.Errorf("the engine's exact %+d and the bounds' %+d disagree", v, lo)
+	case exact && lo == hi:
+		sol.Confirmed = true
+	case lo == hi:
+		v, exact = lo, true
+	}
+	if !exact {
+		return nil
+	}
+	sol.Solved, sol.Value = true, v
+	if !res.Exact {
+		// Proven by the bounds alone: the engine's line is its estimate.
+		sol.PV = res.PV
+		return nil
+	}
+	// The engine's line ends where the databases take over: go on with
+	// theirs.
+	line := append([]rules.Move(nil), res.PV...)
+	end := p
+	for i, m := range line {
+		q, err := end.Play(m, opt.Rules)
+		if err != nil {
+			line = line[:i]
+			break
+		}
+		end = q
+	}
+	if _, err := tb.Value(end); err == nil {
+		more, _ := tb.PV(end, maxPV)
+		line = append(line, more...)
+	}
+	sol.PV, sol.PVProven = line, true
+	return nil
+}
+
+// maxBoundsDepth bounds the bounding searches' depth, as the engine's
+// search is.
+const maxBoundsDepth = 200
