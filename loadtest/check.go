@@ -21,7 +21,8 @@ type CheckResult struct {
 	Lost         int // acknowledged moves missing
 	LostGames    int // created games the server does not know (404)
 	// Extra counts the games holding more than one move beyond the
-	// acknowledged ones: moves this client never sent.
+	// acknowledged ones: moves this client never sent. For an online game
+	// (GameLog.Strict), any move beyond them but the one sent and unseen.
 	Extra int
 	// Unchecked counts the games that could not be fetched.
 	Unchecked  int
@@ -116,7 +117,16 @@ func checkGame(res *CheckResult, g GameLog, stored []string, found bool, err err
 		same++
 	}
 	res.Lost += len(g.Moves) - same
-	if same == len(g.Moves) && len(stored) > len(g.Moves)+1 {
+	switch {
+	case same < len(g.Moves):
+	case g.Strict:
+		// Every move sent is known: beyond those seen, only the one move
+		// sent and unanswered may be stored.
+		extra := stored[same:]
+		if len(extra) > 1 || len(extra) == 1 && extra[0] != g.Pending {
+			res.Extra++
+		}
+	case len(stored) > len(g.Moves)+1:
 		res.Extra++
 	}
 }

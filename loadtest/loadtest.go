@@ -1,6 +1,9 @@
 // Package loadtest drives concurrent games against a running endodoi server
 // over its HTTP API (docs/api.md), for load and durability measurements.
 //
+// In online mode (Config.Online) each game is two clients, as two players
+// on two devices, playing over WebSockets; see online.go.
+//
 // Each simulated game is one goroutine that plays both sides of a game
 // between two people: it creates the game, then plays random legal moves,
 // each sent with its ply, one request at a time; when the game ends it
@@ -34,6 +37,9 @@ const (
 	MaxGames    = 10_000           // games played at once
 	MaxDuration = 10 * time.Minute // of the load phase
 	MaxRate     = 1000             // moves per second of one game
+	// MaxOnlineRate is the most moves a second of one online game: the
+	// server allows each live connection 20 messages a second.
+	MaxOnlineRate = 20
 	// MaxRequests bounds the requests of the load phase: the run stops
 	// sending when it is reached, which also bounds the samples kept.
 	MaxRequests = 5_000_000
@@ -57,6 +63,20 @@ type Config struct {
 	Check    bool          // after the load, fetch every game and look for its acknowledged moves
 	Timeout  time.Duration // of one request; DefaultTimeout if 0
 	Seed     uint64        // of the random moves and schedule phases, for reproducible runs
+
+	// Online plays online games (docs/api.md, "Online play"): two clients
+	// a game, each with its own seat and WebSocket, the side to move
+	// sending its move over its connection; the run measures the time from
+	// a move's sending to its arrival at the opponent. Rate must be above
+	// 0 and at most MaxOnlineRate.
+	Online bool
+	// Ramp spreads the online games' setups evenly over its length (less
+	// than Duration); 0 spreads them over the first move interval.
+	Ramp time.Duration
+	// ExpectRestart says that the server is restarted during an online
+	// run: dropped and refused connections are counted, and the clients
+	// reconnect, but they do not make the run fail.
+	ExpectRestart bool
 
 	// Progress, if not nil, gets a line of figures every ProgressInterval
 	// (DefaultProgressInterval if 0) during the load phase.
@@ -94,6 +114,10 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("seeds %d out of range (%d to %d)", cfg.Seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
 	case cfg.Timeout < 0 || cfg.ProgressInterval < 0:
 		return cfg, fmt.Errorf("negative timeout or progress interval")
+	case cfg.Online && !(cfg.Rate > 0 && cfg.Rate <= MaxOnlineRate):
+		return cfg, fmt.Errorf("rate %g out of range for online games (above 0, up to %d moves a second: the server allows each connection %d messages a second)", cfg.Rate, MaxOnlineRate, MaxOnlineRate)
+	case cfg.Ramp < 0 || cfg.Ramp > 0 && cfg.Ramp >= cfg.Duration:
+		return cfg, fmt.Errorf("ramp %v out of range (0 up to less than the duration %v)", cfg.Ramp, cfg.Duration)
 	}
 	return cfg, nil
 }
@@ -103,6 +127,11 @@ func (cfg Config) withDefaults() (Config, error) {
 type GameLog struct {
 	ID    string
 	Moves []string
+	// Strict (online games) says that Moves are all the moves of the game
+	// but Pending, a move sent at ply len(Moves) that no one saw played:
+	// the stored game may hold Pending after them, and nothing else.
+	Strict  bool
+	Pending string
 }
 
 // Run runs the load test cfg and returns its report. It stops sending at
@@ -118,6 +147,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base, err := target(ctx, cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("load test: %w", err)
+	}
+	if cfg.Online {
+		return runOnline(ctx, cfg, base)
 	}
 	c := newClient(base, cfg.Games+checkWorkers, cfg.Timeout)
 	defer c.close()

@@ -175,6 +175,7 @@ func (s *Server) publishPresence(ctx context.Context, id string) {
 	if seats, watchers := s.live.presence(id); watchers == 0 && !seats.South && !seats.North {
 		return // nobody left to tell
 	}
+	defer s.games.lock(id)()
 	l, err := s.load(ctx, id)
 	if err != nil {
 		return
@@ -227,14 +228,27 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		cancel()
 	}()
 	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	// Every change is told under its game's lock: holding it, the
+	// connection joins and gets the game as it is, so its first message
+	// is that state and no change falls between it and the next.
+	unlock := s.games.lock(id)
 	s.live.join(id, c)
+	if l, err = s.load(ctx, id); err == nil {
+		var v gameView
+		if v, err = s.view(ctx, l); err == nil {
+			c.send <- marshal(liveMessage{Type: "game", Game: &v})
+		}
+	}
+	unlock()
 	s.presenceChanged(id)
 	defer func() {
 		s.live.leave(id, c)
 		s.presenceChanged(id)
 	}()
-	if v, err := s.view(ctx, l); err == nil {
-		c.send <- marshal(liveMessage{Type: "game", Game: &v})
+	if err != nil {
+		s.log.Warn("opening a live connection", "game", id, "err", err)
+		ws.Close(websocket.StatusInternalError, "the game could not be read; reconnect")
+		return
 	}
 	go s.liveWriter(ctx, cancel, ws, c)
 	s.liveReader(ctx, ws, c, id)

@@ -17,22 +17,27 @@ import (
 var loadtestCommand = &command{
 	name:    "loadtest",
 	summary: "play many games at once against a running browser-game server on this computer and measure it",
-	usage:   "[--url http://127.0.0.1:8080] [--games n] [--rate moves/s] [--duration d] [--check] [options]",
+	usage:   "[--url http://127.0.0.1:8080] [--online [--ramp d] [--expect-restart]] [--games n] [--rate moves/s] [--duration d] [--check] [options]",
 	examples: []string{
 		"endodoi loadtest --games 1000 --rate 1 --duration 20s --check",
 		"endodoi loadtest --games 200 --rate 0 --duration 20s",
+		"endodoi loadtest --online --games 1000 --rate 0.5 --ramp 10s --duration 30s --check",
+		"endodoi loadtest --online --games 200 --rate 2 --duration 60s --expect-restart --check",
 		"endodoi loadtest --url http://127.0.0.1:9000 --games 50 --holes 6 --seed 7",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		url := fs.String("url", loadtest.DefaultURL, "address of the server (endodoi serve); only this computer's loopback addresses are allowed")
-		games := fs.Int("games", 1000, "games played at once, each by its own client playing both sides")
-		rate := fs.Float64("rate", 1, "moves a second of each game; 0 sends each move as soon as the last is answered")
+		games := fs.Int("games", 1000, "games played at once, each by its own client playing both sides (with --online, by two clients)")
+		rate := fs.Float64("rate", 1, "moves a second of each game; 0 sends each move as soon as the last is answered (not with --online)")
+		online := fs.Bool("online", false, "play online games: two clients a game, each with its own seat and WebSocket; measures a move's time to reach the opponent")
+		ramp := fs.Duration("ramp", 0, "with --online, spread the games' setups over this time (less than --duration); 0: over the first move interval")
+		expectRestart := fs.Bool("expect-restart", false, "with --online, the server will be restarted during the run: dropped connections are counted, and reconnected, but do not fail the run")
 		duration := fs.Duration("duration", 20*time.Second, "how long to send moves")
 		holes := fs.Int("holes", rules.DefaultHoles, "holes per row")
 		seeds := fs.Int("seeds", rules.DefaultStartSeeds, "seeds per hole at the start")
 		check := fs.Bool("check", false, "afterwards, fetch every game and check that every acknowledged move is stored")
 		seed := fs.Uint64("seed", 1, "seed of the random moves")
-		timeout := fs.Duration("timeout", loadtest.DefaultTimeout, "time limit of one request")
+		timeout := fs.Duration("timeout", loadtest.DefaultTimeout, "time limit of one request; with --online also of a move's reaching both seats, after which the seat waiting reconnects")
 		quiet := fs.Bool("quiet", false, "print no progress on standard error")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
@@ -51,10 +56,17 @@ var loadtestCommand = &command{
 				return usagef("--seeds %d out of range (%d to %d)", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
 			case *timeout <= 0:
 				return usagef("--timeout %v: want a positive duration", *timeout)
+			case !*online && (*ramp != 0 || *expectRestart):
+				return usagef("--ramp and --expect-restart go with --online")
+			case *online && (*rate <= 0 || *rate > loadtest.MaxOnlineRate):
+				return usagef("--rate %g out of range with --online (above 0, up to %d: the server allows each connection %d messages a second)", *rate, loadtest.MaxOnlineRate, loadtest.MaxOnlineRate)
+			case *ramp < 0 || *ramp > 0 && *ramp >= *duration:
+				return usagef("--ramp %v out of range (0 up to less than --duration %v)", *ramp, *duration)
 			}
 			cfg := loadtest.Config{
 				BaseURL: *url, Games: *games, Rate: *rate, Duration: *duration, Holes: *holes, Seeds: *seeds,
 				Check: *check, Timeout: *timeout, Seed: *seed,
+				Online: *online, Ramp: *ramp, ExpectRestart: *expectRestart,
 			}
 			if !*quiet {
 				cfg.Progress = env.Stderr
@@ -65,7 +77,9 @@ var loadtestCommand = &command{
 }
 
 // runLoadtest runs cfg and prints its report. It fails on any failed
-// request or lost move, so that a script can rely on the exit status.
+// request or lost move, and online on any duplicated move or dropped
+// connection (unless a restart is expected), so that a script can rely on
+// the exit status.
 func runLoadtest(ctx context.Context, w io.Writer, cfg loadtest.Config) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -81,8 +95,14 @@ func runLoadtest(ctx context.Context, w io.Writer, cfg loadtest.Config) error {
 		return errors.New("interrupted")
 	case rep.Check != nil && rep.Check.Failed():
 		return fmt.Errorf("the check failed: %v", rep.Check)
+	case rep.Lost > 0 || rep.Duplicated > 0:
+		return fmt.Errorf("%d moves lost, %d duplicated", rep.Lost, rep.Duplicated)
+	case rep.Online && rep.ErrorCount() > 0:
+		return fmt.Errorf("%d errors", rep.ErrorCount())
 	case rep.ErrorCount() > 0:
 		return fmt.Errorf("%d requests failed", rep.ErrorCount())
+	case rep.Failed():
+		return fmt.Errorf("%d connections dropped or refused (--expect-restart if the server was restarted on purpose)", rep.DisconnectCount())
 	}
 	return nil
 }

@@ -6,11 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,11 +45,17 @@ type serverProcess struct {
 // folder, and kills it at the end of the test.
 func startServer(t *testing.T, data string) *serverProcess {
 	t.Helper()
+	return startServerAt(t, data, "127.0.0.1:0")
+}
+
+// startServerAt is startServer on the address addr.
+func startServerAt(t *testing.T, data, addr string) *serverProcess {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--data", data)
+	cmd := exec.Command(exe, "serve", "--addr", addr, "--data", data)
 	cmd.Env = append(os.Environ(), serveMainEnv+"=1")
 	out := &firstLine{ch: make(chan string, 1)}
 	p := &serverProcess{cmd: cmd, stderr: &syncBuffer{}}
@@ -165,6 +174,82 @@ func TestLoadtestKill9(t *testing.T) {
 	second.kill(t)
 }
 
+// TestLoadtestKill9Online kills the server with SIGKILL in the middle of
+// an online load and restarts it at once on the same data folder and port:
+// the clients reconnect by themselves, resync, resend the moves the server
+// does not have, and carry on; afterwards every move a client saw is
+// stored, and none twice.
+func TestLoadtestKill9Online(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	first := startServer(t, data)
+	u, err := url.Parse(first.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		rep *loadtest.Report
+		err error
+	}
+	done := make(chan result, 1)
+	delivered := make(chan struct{})
+	var once sync.Once
+	var count atomic.Int64 // of the moves delivered, from the progress lines
+	progress := writerFunc(func(p []byte) (int, error) {
+		if _, after, ok := bytes.Cut(p, []byte(": ")); ok {
+			n, _, _ := bytes.Cut(after, []byte(" "))
+			if v, err := strconv.ParseInt(string(bytes.ReplaceAll(n, []byte(","), nil)), 10, 64); err == nil {
+				count.Store(v)
+				if v > 0 {
+					once.Do(func() { close(delivered) })
+				}
+			}
+		}
+		return len(p), nil
+	})
+	go func() {
+		rep, err := loadtest.Run(context.Background(), loadtest.Config{
+			BaseURL: first.url, Online: true, Games: 30, Rate: 10, Duration: 4 * time.Second, Ramp: 300 * time.Millisecond,
+			Timeout: 3 * time.Second, Seed: 11, Check: true, ExpectRestart: true,
+			Progress: progress, ProgressInterval: 100 * time.Millisecond,
+		})
+		done <- result{rep, err}
+	}()
+	select {
+	case <-delivered:
+	case <-time.After(3 * time.Second):
+		t.Fatal("no move delivered after 3 s")
+	}
+	time.Sleep(500 * time.Millisecond)
+	// At 10 moves a second in each of 30 games, moves are in flight: the
+	// kill falls between a commit and its messages for some of them.
+	first.kill(t)
+	// While the server is down nothing is delivered: the count a progress
+	// line later is that of the kill.
+	time.Sleep(150 * time.Millisecond)
+	before := count.Load()
+	second := startServerAt(t, data, u.Host)
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	rep := res.rep
+	t.Logf("\n%v", rep)
+	if rep.Reconnects == 0 || rep.Resyncs == 0 || rep.DisconnectCount() == 0 {
+		t.Errorf("%d reconnects, %d resyncs, %d disconnects: the kill was not mid-load", rep.Reconnects, rep.Resyncs, rep.DisconnectCount())
+	}
+	if rep.Lost != 0 || rep.Duplicated != 0 || rep.ErrorCount() != 0 || rep.Failed() {
+		t.Errorf("%d lost, %d duplicated, errors %v; server stderr %s", rep.Lost, rep.Duplicated, rep.FirstErrors, second.stderr)
+	}
+	if rep.Check == nil || rep.Check.Failed() || rep.Check.GamesChecked != len(rep.Games) {
+		t.Errorf("check after SIGKILL: %+v; server stderr %s", rep.Check, second.stderr)
+	}
+	// The load went on after the restart.
+	if rep.Delivered <= before+rep.DeliveredOnResync {
+		t.Errorf("%d moves delivered before the kill, %d in all, %d of them by a resync", before, rep.Delivered, rep.DeliveredOnResync)
+	}
+	second.kill(t)
+}
+
 func TestLoadtestCommand(t *testing.T) {
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
 	if err != nil {
@@ -178,6 +263,12 @@ func TestLoadtestCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "no acknowledged move lost") || !strings.Contains(out, "errors          none") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
+	code, out, errOut = run(t, "", "loadtest", "--online", "--url", ts.URL, "--games", "5", "--rate", "10", "--ramp", "100ms",
+		"--duration", "700ms", "--check")
+	if code != 0 || !strings.Contains(out, "online load test") || !strings.Contains(out, "lost            0, duplicated 0") ||
+		!strings.Contains(out, "no acknowledged move lost") {
+		t.Errorf("online: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -189,6 +280,10 @@ func TestLoadtestCommand(t *testing.T) {
 		{[]string{"--duration", "11m"}, 2, "--duration 11m0s out of range"},
 		{[]string{"--rate", "-1"}, 2, "--rate -1 out of range"},
 		{[]string{"extra"}, 2, "unexpected argument"},
+		{[]string{"--ramp", "1s"}, 2, "--ramp and --expect-restart go with --online"},
+		{[]string{"--online", "--rate", "0"}, 2, "--rate 0 out of range with --online"},
+		{[]string{"--online", "--ramp", "20s", "--duration", "20s"}, 2, "--ramp 20s out of range"},
+		{[]string{"--online", "--url", "http://192.0.2.1:8080", "--games", "1", "--duration", "1s"}, 1, "not a loopback address"},
 	} {
 		code, _, errOut := run(t, "", append([]string{"loadtest"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
