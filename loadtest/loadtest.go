@@ -70,6 +70,10 @@ type Config struct {
 	// a move's sending to its arrival at the opponent. Rate must be above
 	// 0 and at most MaxOnlineRate.
 	Online bool
+	// PeerURL, for an online run, is a second server sharing the first's
+	// database: each game's second player joins and plays through it, so
+	// that every move crosses from one server to the other.
+	PeerURL string
 	// Ramp spreads the online games' setups evenly over its length (less
 	// than Duration); 0 spreads them over the first move interval.
 	Ramp time.Duration
@@ -148,8 +152,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load test: %w", err)
 	}
+	if cfg.PeerURL != "" && !cfg.Online {
+		return nil, fmt.Errorf("load test: a second server (PeerURL) is for online runs")
+	}
 	if cfg.Online {
-		return runOnline(ctx, cfg, base)
+		peer := base
+		if cfg.PeerURL != "" {
+			if peer, err = target(ctx, cfg.PeerURL); err != nil {
+				return nil, fmt.Errorf("load test: %w", err)
+			}
+		}
+		return runOnline(ctx, cfg, base, peer)
 	}
 	c := newClient(base, cfg.Games+checkWorkers, cfg.Timeout)
 	defer c.close()

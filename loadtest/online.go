@@ -84,6 +84,8 @@ type onlineRunner struct {
 	cfg      Config
 	c        *client
 	base     string
+	pc       *client // the second players' server's client: c unless there is a peer
+	peer     string
 	ctx      context.Context // of the requests and connections: cancelled only with the run's context
 	stop     <-chan struct{} // closed at the end of the load phase
 	start    time.Time
@@ -202,12 +204,17 @@ type seat struct {
 func (s *seat) other() *seat { return s.g.seats[1-s.i] }
 
 // runOnline is Run for cfg.Online.
-func runOnline(ctx context.Context, cfg Config, base string) (*Report, error) {
+func runOnline(ctx context.Context, cfg Config, base, peer string) (*Report, error) {
 	c := newClient(base, 2*cfg.Games+checkWorkers, cfg.Timeout)
 	defer c.close()
+	pc := c
+	if peer != base {
+		pc = newClient(peer, cfg.Games, cfg.Timeout)
+		defer pc.close()
+	}
 	stopCtx, stop := context.WithTimeout(ctx, cfg.Duration)
 	defer stop()
-	r := &onlineRunner{cfg: cfg, c: c, base: base, ctx: ctx, stop: stopCtx.Done(), start: time.Now()}
+	r := &onlineRunner{cfg: cfg, c: c, base: base, pc: pc, peer: peer, ctx: ctx, stop: stopCtx.Done(), start: time.Now()}
 	r.st.errors, r.st.disconnects = map[string]int{}, map[string]int{}
 	r.st.firstErr, r.st.firstDisc = map[string]string{}, map[string]string{}
 
@@ -459,7 +466,7 @@ func (t *table) setup() {
 	joinPath := "/api/join/" + url.PathEscape(code)
 	body, _ = json.Marshal(map[string]any{"name": fmt.Sprintf("load %d B", t.idx)})
 	t0 = time.Now()
-	a, err = r.c.do(r.ctx, http.MethodPost, joinPath, body)
+	a, err = r.pc.do(r.ctx, http.MethodPost, joinPath, body)
 	joinLat := time.Since(t0)
 	var joined struct {
 		Game *liveGame `json:"game"`
@@ -651,7 +658,11 @@ func (t *table) watch(now time.Time) {
 // connection drops.
 func (s *seat) live(ctx context.Context) {
 	r := s.t.r
-	u := "ws" + strings.TrimPrefix(r.base, "http") + "/api/games/" + url.PathEscape(s.g.id) + "/live"
+	base, hc := r.base, r.c
+	if s.i == 1 { // the player who joined plays through the peer
+		base, hc = r.peer, r.pc
+	}
+	u := "ws" + strings.TrimPrefix(base, "http") + "/api/games/" + url.PathEscape(s.g.id) + "/live"
 	backoff := reconnectMin
 	wait, connected := false, false
 	for ctx.Err() == nil {
@@ -668,8 +679,8 @@ func (s *seat) live(ctx context.Context) {
 		t0 := time.Now()
 		dctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 		conn, resp, err := websocket.Dial(dctx, u, &websocket.DialOptions{
-			HTTPClient: r.c.http,
-			HTTPHeader: http.Header{"Origin": {r.base}},
+			HTTPClient: hc.http,
+			HTTPHeader: http.Header{"Origin": {base}},
 		})
 		cancel()
 		if err != nil {

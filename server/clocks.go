@@ -2,13 +2,20 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/endodoi/endodoi/store"
 )
 
 // Heartbeat is how often the server records that it is alive, so that
 // after a restart it gives the running clocks back the time it was away.
-const Heartbeat = 5 * time.Second
+const Heartbeat = time.Second
+
+// outage is how long without a heartbeat of any instance counts as the
+// server having been down.
+const outage = Heartbeat + Heartbeat/2
 
 // clockWatch keeps a timer for each online game whose clock runs, so that
 // a flag falls on time whether or not anyone is connected.
@@ -19,8 +26,11 @@ type clockWatch struct {
 
 // watch (re)schedules the timer of game l after a change; the caller
 // holds the game's lock.
-func (cw *clockWatch) watch(s *Server, l *loaded) {
-	id, at := l.stored.ID, deadline(l)
+func (cw *clockWatch) watch(s *Server, l *loaded) { cw.at(s, l.stored.ID, deadline(l)) }
+
+// at (re)schedules the timer of game id for its clock falling at at, or
+// stops it for a zero at.
+func (cw *clockWatch) at(s *Server, id string, at time.Time) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	if t := cw.timers[id]; t != nil {
@@ -57,6 +67,14 @@ func (s *Server) flag(id string) {
 		return
 	}
 	up, err := s.timeIsUp(ctx, l, time.Now())
+	if errors.Is(err, store.ErrConflict) {
+		// Another instance changed the game first (perhaps ending it on
+		// time itself): watch it as it is now.
+		if l, err = s.load(ctx, id); err == nil {
+			s.clocks.watch(s, l)
+		}
+		return
+	}
 	if err != nil {
 		s.log.Warn("ending a game on time", "game", id, "err", err)
 	}
@@ -76,7 +94,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if ok && now.Sub(alive) > time.Second {
+	if ok && now.Sub(alive) > outage {
 		n, err := s.store.ResumeClocks(ctx, alive, now)
 		if err != nil {
 			return err
@@ -97,6 +115,13 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.expireIdle(ctx)
 	s.done = make(chan struct{})
+	if s.notifier != nil {
+		go func() {
+			if err := s.notifier.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
+				s.log.Error("listening to the other instances", "err", err)
+			}
+		}()
+	}
 	go s.background(ctx)
 	return nil
 }
@@ -107,6 +132,13 @@ func (s *Server) background(ctx context.Context) {
 	defer beat.Stop()
 	sweep := time.NewTicker(time.Hour)
 	defer sweep.Stop()
+	// With other instances: tell them who is connected here, and check
+	// the clocks of every open game, whichever instance started them.
+	shared := time.NewTicker(presenceRefresh)
+	defer shared.Stop()
+	if s.notifier == nil {
+		shared.Stop()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -122,6 +154,28 @@ func (s *Server) background(ctx context.Context) {
 			}
 		case <-sweep.C:
 			s.expireIdle(ctx)
+		case <-shared.C:
+			s.tellPresence()
+			s.checkClocks(ctx)
+		}
+	}
+}
+
+// checkClocks flags the open games whose clock has fallen and that no
+// timer of this instance watches: their last change was made by an
+// instance that is gone.
+func (s *Server) checkClocks(ctx context.Context) {
+	ids, err := s.store.OpenOnlineGames(ctx, time.Time{})
+	if err != nil {
+		s.log.Warn("listing open games", "err", err)
+		return
+	}
+	for _, id := range ids {
+		s.clocks.mu.Lock()
+		_, watched := s.clocks.timers[id]
+		s.clocks.mu.Unlock()
+		if !watched && ctx.Err() == nil {
+			s.flag(id)
 		}
 	}
 }

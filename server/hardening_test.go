@@ -329,13 +329,38 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+func TestClientBehindAProxy(t *testing.T) {
+	for _, tc := range []struct {
+		remote, forwarded string
+		trust             bool
+		want              string
+	}{
+		{"192.0.2.1:5", "", false, "192.0.2.1/32"},
+		{"127.0.0.1:5", "203.0.113.9", false, "127.0.0.1/32"},
+		{"127.0.0.1:5", "203.0.113.9", true, "203.0.113.9/32"},
+		{"10.0.0.2:5", "198.51.100.1, 203.0.113.9", true, "203.0.113.9/32"},
+		{"192.0.2.1:5", "203.0.113.9", true, "192.0.2.1/32"}, // not from a proxy of ours
+		{"127.0.0.1:5", "garbage", true, "127.0.0.1/32"},
+		{"[::1]:5", "2001:db8:1:2::7", true, "2001:db8:1:2::/64"},
+	} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RemoteAddr = tc.remote
+		if tc.forwarded != "" {
+			req.Header.Set("X-Forwarded-For", tc.forwarded)
+		}
+		if got := clientOf(req, tc.trust).String(); got != tc.want {
+			t.Errorf("%s forwarding %q (trust %v): %s, want %s", tc.remote, tc.forwarded, tc.trust, got, tc.want)
+		}
+	}
+}
+
 func TestRateLimiterForgetsIdleClients(t *testing.T) {
 	l := newRateLimiter(Rate{PerSecond: 1, Burst: 2})
 	now := time.Now()
 	for i := range maxClients + 500 {
 		req := httptest.NewRequest("GET", "/", nil)
 		req.RemoteAddr = fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255)
-		l.allow(clientOf(req), now)
+		l.allow(clientOf(req, false), now)
 		now = now.Add(time.Millisecond)
 	}
 	if len(l.byIP) > maxClients {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,11 @@ type Options struct {
 	// computer moves, and record imports and parses. Defaults: 5/s
 	// (burst 30), 10/s (burst 30), 5/s (burst 30).
 	AnalysisRate, ComputerRate, RecordRate Rate
+	// TrustProxy counts the requests a proxy on this machine or the local
+	// network forwards against the client it names in X-Forwarded-For,
+	// rather than against the proxy. Only for a server that is reached
+	// through such a proxy alone.
+	TrustProxy bool
 }
 
 func (o Options) withDefaults() Options {
@@ -200,8 +206,11 @@ func newRateLimiter(r Rate) *rateLimiter {
 }
 
 // clientOf is the client a request counts against: its IP address, or its
-// /64 network for IPv6, where one host easily has many addresses.
-func clientOf(r *http.Request) netip.Prefix {
+// /64 network for IPv6, where one host easily has many addresses. Behind a
+// proxy (trustProxy), a request the proxy forwards (from a loopback or
+// private address) counts against the address the proxy says it came from:
+// the last one of X-Forwarded-For, the one the proxy added itself.
+func clientOf(r *http.Request, trustProxy bool) netip.Prefix {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -209,6 +218,12 @@ func clientOf(r *http.Request) netip.Prefix {
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
 		return netip.Prefix{}
+	}
+	if fwd := r.Header.Values("X-Forwarded-For"); trustProxy && len(fwd) > 0 && (ip.IsLoopback() || ip.IsPrivate()) {
+		hops := strings.Split(fwd[len(fwd)-1], ",")
+		if last, err := netip.ParseAddr(strings.TrimSpace(hops[len(hops)-1])); err == nil {
+			ip = last
+		}
 	}
 	ip = ip.Unmap()
 	bits := 32
@@ -263,7 +278,7 @@ func (l *rateLimiter) sweep(now time.Time) {
 // limited wraps a handler with the rate limit l per client.
 func (s *Server) limited(l *rateLimiter, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := l.allow(clientOf(r), time.Now()); !ok {
+		if ok, wait := l.allow(clientOf(r, s.trustProxy), time.Now()); !ok {
 			secs := int(wait/time.Second) + 1
 			s.fail(w, r, &apiError{status: http.StatusTooManyRequests, retryAfter: secs,
 				msg: "too many requests of this kind; try again in a moment"})

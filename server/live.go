@@ -30,6 +30,8 @@ const (
 type liveHub struct {
 	mu    sync.Mutex
 	rooms map[string]*room
+	// remote is the presence other instances told, by game and instance.
+	remote map[string]map[string]remotePresence
 	// presence announcements waiting, by game: arrivals and departures
 	// within presenceDelay are told in one message.
 	pending map[string]bool
@@ -99,16 +101,28 @@ func (h *liveHub) identify(id string, c *liveConn, side rules.Side) bool {
 	return r.seats[side] == 1
 }
 
-// presence says which seats are connected and how many others watch.
+// presence says which seats are connected and how many others watch, on
+// this instance and, as they last told, on the others.
 func (h *liveHub) presence(id string) (sideFlags, int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	seats, watchers := h.local(id)
+	for _, rp := range h.remote[id] {
+		seats[0] += rp.seats[0]
+		seats[1] += rp.seats[1]
+		watchers += rp.watchers
+	}
+	return sideFlags{seats[0] > 0, seats[1] > 0}, watchers
+}
+
+// local counts this instance's connections to game id, by seat and
+// watching; the caller holds h.mu.
+func (h *liveHub) local(id string) (seats [2]int, watchers int) {
 	r := h.rooms[id]
 	if r == nil {
-		return sideFlags{}, 0
+		return seats, 0
 	}
-	seated := r.seats[0] + r.seats[1]
-	return sideFlags{r.seats[0] > 0, r.seats[1] > 0}, len(r.conns) - seated
+	return r.seats, len(r.conns) - r.seats[0] - r.seats[1]
 }
 
 // broadcast queues msg for every connection to game id; a connection too
@@ -146,7 +160,20 @@ func marshal(m liveMessage) []byte {
 }
 
 // publish tells the live clients of game id of a committed change.
+// Other instances sharing the database are told first, so that a change
+// acknowledged to its sender has been announced to all.
 func (s *Server) publish(id, event string, v gameView, sw *sowingView) {
+	if s.notifier != nil {
+		n := notice{Game: id, Event: event}
+		if o := v.Online; o != nil && o.Running != "" {
+			left := o.Clocks.South
+			if o.Running == "n" {
+				left = o.Clocks.North
+			}
+			n.Deadline = time.Now().Add(time.Duration(left) * time.Millisecond).UnixMilli()
+		}
+		s.notify(n)
+	}
 	s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: event, Sowing: sw}))
 }
 
@@ -167,13 +194,18 @@ func (s *Server) presenceChanged(id string) {
 	})
 }
 
-// publishPresence sends the game's state after a connection came or went.
+// publishPresence sends the game's state after a connection came or went,
+// and tells the other instances this one's connections to it.
 func (s *Server) publishPresence(ctx context.Context, id string) {
 	if ctx.Err() != nil {
 		return
 	}
-	if seats, watchers := s.live.presence(id); watchers == 0 && !seats.South && !seats.North {
-		return // nobody left to tell
+	if s.notifier != nil {
+		seats, watchers := s.live.localPresence(id)
+		s.notify(notice{Game: id, Event: "presence", Seats: seats, Watchers: watchers})
+	}
+	if !s.live.has(id) {
+		return // nobody here to tell
 	}
 	defer s.games.lock(id)()
 	l, err := s.load(ctx, id)
@@ -181,7 +213,7 @@ func (s *Server) publishPresence(ctx context.Context, id string) {
 		return
 	}
 	if v, err := s.view(ctx, l); err == nil {
-		s.publish(id, "presence", v, nil)
+		s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: "presence"}))
 	}
 }
 

@@ -56,6 +56,13 @@ type Server struct {
 	ctx  context.Context // ends when the server stops (Start)
 	done chan struct{}   // closed when Start's work has finished
 
+	// With a store that several instances share, notifier tells the
+	// others of this one's changes; instance names this one.
+	notifier store.Notifier
+	instance string
+
+	trustProxy bool // see Options
+
 	tb *tablebases // nil without endgame databases
 }
 
@@ -67,8 +74,8 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), games: gameLocks{m: map[string]*gameLock{}},
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
-		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
-		ctx: context.Background()}
+		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
+		ctx: context.Background(), trustProxy: o.TrustProxy}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.createGame)
 	s.mux.HandleFunc("GET /api/games", s.listGames)
@@ -90,6 +97,9 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("POST /api/position", s.position)
 	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
 	s.guard = s.guarded(s.mux)
+	if n, ok := st.(store.Notifier); ok {
+		s.notifier, s.instance = n, newID()
+	}
 	return s
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -136,7 +137,7 @@ func TestPostgresNewerDatabase(t *testing.T) {
 }
 
 func TestPostgresNoDatabase(t *testing.T) {
-	u, err := url.Parse(postgresBase(t))
+	u, err := url.Parse(pgtest.Base(t))
 	if err != nil {
 		t.Fatal(err)
 	}

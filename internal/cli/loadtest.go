@@ -17,12 +17,13 @@ import (
 var loadtestCommand = &command{
 	name:    "loadtest",
 	summary: "play many games at once against a running browser-game server on this computer and measure it",
-	usage:   "[--url http://127.0.0.1:8080] [--online [--ramp d] [--expect-restart]] [--games n] [--rate moves/s] [--duration d] [--check] [options]",
+	usage:   "[--url http://127.0.0.1:8080] [--online [--peer url] [--ramp d] [--expect-restart]] [--games n] [--rate moves/s] [--duration d] [--check] [options]",
 	examples: []string{
 		"endodoi loadtest --games 1000 --rate 1 --duration 20s --check",
 		"endodoi loadtest --games 200 --rate 0 --duration 20s",
 		"endodoi loadtest --online --games 1000 --rate 0.5 --ramp 10s --duration 30s --check",
 		"endodoi loadtest --online --games 200 --rate 2 --duration 60s --expect-restart --check",
+		"endodoi loadtest --online --url http://127.0.0.1:8080 --peer http://127.0.0.1:8081 --games 1000 --rate 0.5 --check",
 		"endodoi loadtest --url http://127.0.0.1:9000 --games 50 --holes 6 --seed 7",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
@@ -30,6 +31,7 @@ var loadtestCommand = &command{
 		games := fs.Int("games", 1000, "games played at once, each by its own client playing both sides (with --online, by two clients)")
 		rate := fs.Float64("rate", 1, "moves a second of each game; 0 sends each move as soon as the last is answered (not with --online)")
 		online := fs.Bool("online", false, "play online games: two clients a game, each with its own seat and WebSocket; measures a move's time to reach the opponent")
+		peer := fs.String("peer", "", "with --online, a second server sharing the first's database (endodoi serve --db): each game's second player plays through it")
 		ramp := fs.Duration("ramp", 0, "with --online, spread the games' setups over this time (less than --duration); 0: over the first move interval")
 		expectRestart := fs.Bool("expect-restart", false, "with --online, the server will be restarted during the run: dropped connections are counted, and reconnected, but do not fail the run")
 		duration := fs.Duration("duration", 20*time.Second, "how long to send moves")
@@ -56,8 +58,8 @@ var loadtestCommand = &command{
 				return usagef("--seeds %d out of range (%d to %d)", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
 			case *timeout <= 0:
 				return usagef("--timeout %v: want a positive duration", *timeout)
-			case !*online && (*ramp != 0 || *expectRestart):
-				return usagef("--ramp and --expect-restart go with --online")
+			case !*online && (*ramp != 0 || *expectRestart || *peer != ""):
+				return usagef("--peer, --ramp and --expect-restart go with --online")
 			case *online && (*rate <= 0 || *rate > loadtest.MaxOnlineRate):
 				return usagef("--rate %g out of range with --online (above 0, up to %d: the server allows each connection %d messages a second)", *rate, loadtest.MaxOnlineRate, loadtest.MaxOnlineRate)
 			case *ramp < 0 || *ramp > 0 && *ramp >= *duration:
@@ -66,7 +68,7 @@ var loadtestCommand = &command{
 			cfg := loadtest.Config{
 				BaseURL: *url, Games: *games, Rate: *rate, Duration: *duration, Holes: *holes, Seeds: *seeds,
 				Check: *check, Timeout: *timeout, Seed: *seed,
-				Online: *online, Ramp: *ramp, ExpectRestart: *expectRestart,
+				Online: *online, PeerURL: *peer, Ramp: *ramp, ExpectRestart: *expectRestart,
 			}
 			if !*quiet {
 				cfg.Progress = env.Stderr

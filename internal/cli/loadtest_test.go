@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/loadtest"
 	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
@@ -48,14 +49,14 @@ func startServer(t *testing.T, data string) *serverProcess {
 	return startServerAt(t, data, "127.0.0.1:0")
 }
 
-// startServerAt is startServer on the address addr.
-func startServerAt(t *testing.T, data, addr string) *serverProcess {
+// startServerAt is startServer on the address addr, with extra options.
+func startServerAt(t *testing.T, data, addr string, extra ...string) *serverProcess {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "serve", "--addr", addr, "--data", data)
+	cmd := exec.Command(exe, append([]string{"serve", "--addr", addr, "--data", data}, extra...)...)
 	cmd.Env = append(os.Environ(), serveMainEnv+"=1")
 	out := &firstLine{ch: make(chan string, 1)}
 	p := &serverProcess{cmd: cmd, stderr: &syncBuffer{}}
@@ -248,6 +249,52 @@ func TestLoadtestKill9Online(t *testing.T) {
 		t.Errorf("%d moves delivered before the kill, %d in all, %d of them by a resync", before, rep.Delivered, rep.DeliveredOnResync)
 	}
 	second.kill(t)
+}
+
+// Two servers share a PostgreSQL database, the two players of each game
+// on different ones; one is killed mid-load and restarted: its clients
+// reconnect, and no move is lost or duplicated.
+func TestLoadtestKill9OneOfTwoInstances(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	dir := t.TempDir()
+	a := startServerAt(t, filepath.Join(dir, "a"), "127.0.0.1:0", "--db", db)
+	b := startServerAt(t, filepath.Join(dir, "b"), "127.0.0.1:0", "--db", db)
+	ub, err := url.Parse(b.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *loadtest.Report, 1)
+	go func() {
+		rep, err := loadtest.Run(context.Background(), loadtest.Config{
+			BaseURL: a.url, PeerURL: b.url, Online: true, Games: 20, Rate: 5, Duration: 4 * time.Second,
+			Ramp: 300 * time.Millisecond, Timeout: 3 * time.Second, Seed: 5, Check: true, ExpectRestart: true,
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	time.Sleep(1500 * time.Millisecond)
+	b.kill(t)
+	time.Sleep(150 * time.Millisecond)
+	again := startServerAt(t, filepath.Join(dir, "b"), ub.Host, "--db", db)
+	rep := <-done
+	if rep == nil {
+		t.FailNow()
+	}
+	t.Logf("\n%v", rep)
+	if rep.Reconnects == 0 {
+		t.Errorf("no client reconnected: the kill was not mid-load")
+	}
+	if rep.Lost != 0 || rep.Duplicated != 0 || rep.ErrorCount() != 0 || rep.Failed() {
+		t.Errorf("%d lost, %d duplicated, errors %v; stderr of A %s, of B %s", rep.Lost, rep.Duplicated, rep.FirstErrors, a.stderr, again.stderr)
+	}
+	if rep.Check == nil || rep.Check.Failed() || rep.Check.GamesChecked != len(rep.Games) {
+		t.Errorf("check: %+v", rep.Check)
+	}
+	if rep.Delivered < 100 {
+		t.Errorf("only %d moves delivered", rep.Delivered)
+	}
 }
 
 func TestLoadtestCommand(t *testing.T) {

@@ -28,7 +28,7 @@ const DefaultAddr = "127.0.0.1:8080"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "play in the browser: start the game's web server (the default command)",
-	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--egtb folder]",
+	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--behind-proxy] [--egtb folder]",
 	examples: []string{
 		"endodoi serve",
 		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
@@ -39,6 +39,7 @@ var serveCommand = &command{
 	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
 		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
 		data := fs.String("data", defaultDataDir(), "`folder` for the games database (games.db)")
+		behindProxy := fs.Bool("behind-proxy", false, "the server is reached through a proxy on this machine or network (docs/scaling.md): count requests against the client named in X-Forwarded-For")
 		db := fs.String("db", "", "a PostgreSQL `URL` to keep the games in instead of games.db (docs/scaling.md)")
 		var hosts hostList
 		fs.Var(&hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
@@ -53,7 +54,7 @@ var serveCommand = &command{
 			if *db != "" && !store.IsPostgresURL(*db) {
 				return usagef("--db %s: want a postgres:// URL", store.RedactURL(*db))
 			}
-			return serve(ctx, env, *addr, hosts, *data, *db, *tables)
+			return serve(ctx, env, *addr, hosts, *data, *db, *tables, server.Options{TrustProxy: *behindProxy})
 		}
 	},
 }
@@ -79,7 +80,7 @@ func defaultDataDir() string {
 
 // serve runs the browser game until ctx is cancelled or the process is
 // interrupted, then lets the requests in flight finish.
-func serve(ctx context.Context, env Env, addr string, hosts []string, data, dbURL, tables string) error {
+func serve(ctx context.Context, env Env, addr string, hosts []string, data, dbURL, tables string, opt server.Options) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(data, 0o755); err != nil {
@@ -100,7 +101,7 @@ func serve(ctx context.Context, env Env, addr string, hosts []string, data, dbUR
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	mux := http.NewServeMux()
-	api := server.New(st, log)
+	api := server.NewWithOptions(st, log, opt)
 	_, err = os.Stat(tables)
 	useTables := err == nil
 	if useTables {

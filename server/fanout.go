@@ -1,0 +1,227 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"hash/fnv"
+	"time"
+
+	"github.com/endodoi/endodoi/store"
+)
+
+// Several instances of the server may share one PostgreSQL database
+// behind a load balancer, the two players of a game connected to
+// different ones. Each instance announces every change it commits (a
+// notice through the database: store.Notifier); the others load the game
+// and tell their own live clients, and keep a timer for its clock, so
+// that a flag falls even if the instance that started the clock is gone.
+// No instance holds state that matters: the database is the judge, and
+// its guards (the move count and the revision) settle races between
+// instances.
+
+// notice is what an instance tells the others of a change of a game.
+type notice struct {
+	Instance string `json:"i"`
+	Game     string `json:"g"`
+	Event    string `json:"e,omitempty"`
+	// Deadline is when the running clock falls, in Unix milliseconds; 0
+	// when no clock runs.
+	Deadline int64 `json:"d,omitempty"`
+	// For presence: this instance's connections to the game, by seat,
+	// and those watching.
+	Seats    [2]int `json:"s,omitzero"`
+	Watchers int    `json:"w,omitempty"`
+}
+
+// remotePresence is another instance's presence in a game, as it told.
+type remotePresence struct {
+	seats    [2]int
+	watchers int
+	at       time.Time
+}
+
+// remoteStale is how long another instance's presence counts without
+// being told again; instances tell theirs every presenceRefresh.
+const (
+	presenceRefresh = 20 * time.Second
+	remoteStale     = 3 * presenceRefresh
+)
+
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// localPresence counts this instance's connections to game id.
+func (h *liveHub) localPresence(id string) ([2]int, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.local(id)
+}
+
+// setRemote records another instance's presence in game id; it reports
+// whether that changed what the game's clients see.
+func (h *liveHub) setRemote(id, instance string, seats [2]int, watchers int, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.remote[id]
+	old, had := m[instance]
+	if seats == [2]int{} && watchers == 0 {
+		delete(m, instance)
+		if len(m) == 0 {
+			delete(h.remote, id)
+		}
+		return had
+	}
+	if m == nil {
+		m = map[string]remotePresence{}
+		h.remote[id] = m
+	}
+	m[instance] = remotePresence{seats, watchers, now}
+	return !had || old.seats != seats || old.watchers != watchers
+}
+
+// forgetStale drops the presence of instances that stopped telling it.
+func (h *liveHub) forgetStale(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, m := range h.remote {
+		for instance, rp := range m {
+			if now.Sub(rp.at) > remoteStale {
+				delete(m, instance)
+			}
+		}
+		if len(m) == 0 {
+			delete(h.remote, id)
+		}
+	}
+}
+
+// watched returns the games this instance has live connections to.
+func (h *liveHub) watched() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := make([]string, 0, len(h.rooms))
+	for id := range h.rooms {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (h *liveHub) has(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rooms[id] != nil
+}
+
+// notify tells the other instances of n.
+func (s *Server) notify(n notice) {
+	n.Instance = s.instance
+	data, _ := json.Marshal(n) // plain data: it always marshals
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	if err := s.notifier.Notify(ctx, string(data)); err != nil {
+		s.log.Warn("telling the other instances of a change", "game", n.Game, "err", err)
+	}
+}
+
+// noticeWorkers handle the notices of different games at once; the
+// notices of one game go to one worker, in order.
+const noticeWorkers = 8
+
+// startNoticeWorkers returns the function that hands a notice to its
+// game's worker; the workers end with ctx.
+func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
+	var queues [noticeWorkers]chan notice
+	for i := range queues {
+		queues[i] = make(chan notice, 1024)
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case n := <-queues[i]:
+					s.handleNotice(n)
+				}
+			}
+		}()
+	}
+	return func(payload string) {
+		if payload == "" {
+			// Notices may have been missed: send every client here its
+			// game as it is now.
+			for _, id := range s.live.watched() {
+				s.relay(id, "", false)
+			}
+			return
+		}
+		var n notice
+		if err := json.Unmarshal([]byte(payload), &n); err != nil || n.Instance == s.instance || !store.ValidID(n.Game) {
+			return
+		}
+		h := fnv.New32a()
+		h.Write([]byte(n.Game))
+		select {
+		case queues[h.Sum32()%noticeWorkers] <- n:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// handleNotice acts on another instance's notice: its clock, its
+// presence, and the news for this instance's clients of the game.
+func (s *Server) handleNotice(n notice) {
+	now := time.Now()
+	if n.Event == "presence" {
+		if !s.live.setRemote(n.Game, n.Instance, n.Seats, n.Watchers, now) {
+			return // a reminder: nothing the clients see has changed
+		}
+	} else {
+		var at time.Time
+		if n.Deadline > 0 {
+			at = time.UnixMilli(n.Deadline)
+		}
+		s.clocks.at(s, n.Game, at)
+	}
+	if s.live.has(n.Game) {
+		s.relay(n.Game, n.Event, n.Event == "move")
+	}
+}
+
+// relay sends this instance's clients of game id the game as it is now,
+// with how its last move sowed when the event is a move.
+func (s *Server) relay(id, event string, withSowing bool) {
+	defer s.games.lock(id)()
+	ctx := s.ctx
+	l, err := s.load(ctx, id)
+	if err != nil {
+		s.log.Warn("relaying a change", "game", id, "err", err)
+		return
+	}
+	v, err := s.view(ctx, l)
+	if err != nil {
+		return
+	}
+	var sw *sowingView
+	if ply := l.game.Ply(); withSowing && ply > 0 {
+		m := l.game.Moves()[ply-1]
+		if _, trace, err := l.game.PositionAt(ply-1).Trace(m, l.game.Rules()); err == nil {
+			sv := newSowingView(trace)
+			sw = &sv
+		}
+	}
+	s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: event, Sowing: sw}))
+}
+
+// tellPresence tells the other instances this one's presence in every
+// game it serves, and forgets what they stopped telling.
+func (s *Server) tellPresence() {
+	for _, id := range s.live.watched() {
+		seats, watchers := s.live.localPresence(id)
+		s.notify(notice{Game: id, Event: "presence", Seats: seats, Watchers: watchers})
+	}
+	s.live.forgetStale(time.Now())
+}

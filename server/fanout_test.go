@@ -1,0 +1,137 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
+)
+
+// instance is one server of several sharing a PostgreSQL database.
+type instance struct {
+	st  *store.Postgres
+	srv *Server
+	web *httptest.Server
+}
+
+func startInstance(t *testing.T, url string) *instance {
+	t.Helper()
+	st, err := store.OpenPostgres(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	in := &instance{st: st, srv: srv, web: httptest.NewServer(srv)}
+	t.Cleanup(func() {
+		in.web.Close()
+		cancel()
+		srv.Close()
+		st.Close()
+	})
+	return in
+}
+
+// A game made on one instance is played from another, and each
+// instance's live clients see the other's moves, presence included.
+func TestInstancesShareLiveGames(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	a, b := startInstance(t, url), startInstance(t, url)
+	ta := &testServer{t: t, srv: a.srv}
+	tb := &testServer{t: t, srv: b.srv}
+	var c created
+	if code, raw := ta.do("POST", "/api/games", `{"online": true, "holes": 4, "seeds": 2, "clock": {"minutes": 1}}`, &c); code != 201 {
+		t.Fatalf("create on A: %d %s", code, raw)
+	}
+	var j created
+	if code, raw := tb.do("POST", "/api/join/"+c.Invite[len("/#/join/"):], ``, &j); code != 200 || j.Seat == nil {
+		t.Fatalf("join on B: %d %s", code, raw)
+	}
+	var tokens [2]string
+	for _, s := range []*seatView{c.Seat, j.Seat} {
+		tokens[map[string]rules.Side{"s": rules.South, "n": rules.North}[s.Side]] = s.Token
+	}
+	id := c.Game.ID
+	onA, onB := dialLive(t, a.web.URL, id), dialLive(t, b.web.URL, id)
+	onA.wait("the first state", func(m liveMessage) bool { return m.Game != nil })
+	onB.wait("the first state", func(m liveMessage) bool { return m.Game != nil })
+	onA.send(map[string]string{"type": "hello", "token": tokens[rules.South]})
+	onB.send(map[string]string{"type": "hello", "token": tokens[rules.North]})
+	onA.wait("North connected on B", func(m liveMessage) bool {
+		return m.Game != nil && m.Game.Online.Connected.North && m.Game.Online.Connected.South
+	})
+	g := ta.get(id)
+	for ply := 0; ply < 4 && g.Status == "playing"; ply++ {
+		mover, other := onA, onB
+		if g.ToMove == "n" {
+			mover, other = onB, onA
+		}
+		start := time.Now()
+		mover.send(map[string]any{"type": "move", "move": g.LegalMoves[0], "ply": ply})
+		m := other.wait(fmt.Sprintf("move %d on the other instance", ply+1), func(m liveMessage) bool {
+			return m.Event == "move" && len(m.Game.Moves) == ply+1
+		})
+		if m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
+			t.Errorf("move %d arrived without its sowing: %+v", ply+1, m)
+		}
+		t.Logf("move %d reached the other instance's client in %v", ply+1, time.Since(start))
+		g = *m.Game
+	}
+	if got := tb.get(id); len(got.Moves) != len(g.Moves) {
+		t.Errorf("B stores %d moves, A's client saw %d", len(got.Moves), len(g.Moves))
+	}
+	// B's client leaves: A's client hears of it.
+	onB.ws.CloseNow()
+	onA.wait("North gone", func(m liveMessage) bool { return m.Game != nil && !m.Game.Online.Connected.North })
+}
+
+// A clock started on an instance that is gone still falls: another
+// instance's check finds it.
+func TestInstancesKeepClocks(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	a, b := startInstance(t, url), startInstance(t, url)
+	ta := &testServer{t: t, srv: a.srv}
+	var c created
+	ta.do("POST", "/api/games", `{"online": true, "holes": 6, "clock": {"minutes": 1}}`, &c)
+	var j created
+	ta.do("POST", "/api/join/"+c.Invite[len("/#/join/"):], ``, &j)
+	tokens := map[string]string{c.Seat.Side: c.Seat.Token, j.Seat.Side: j.Seat.Token}
+	g := ta.get(c.Game.ID)
+	for ply := range 2 {
+		ta.seat("POST", "/api/games/"+g.ID+"/moves", tokens[g.ToMove], fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], ply), nil)
+		g = ta.get(g.ID)
+	}
+	if g.Online.Running == "" {
+		t.Fatal("no clock runs after two moves")
+	}
+	// A stops; the running clock is wound back past its time.
+	a.srv.clocks.stopAll()
+	l, err := b.srv.load(context.Background(), g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := *l.stored.Online
+	o.TurnStart = time.Now().Add(-2 * time.Minute)
+	if err := b.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
+		t.Fatal(err)
+	}
+	b.srv.clocks.stopAll()
+	b.srv.checkClocks(context.Background())
+	tbs := &testServer{t: t, srv: b.srv}
+	if got := tbs.get(g.ID); got.Status != "timeout" {
+		t.Errorf("after B's check: %s, want timeout", got.Status)
+	}
+	if a.srv.instance == "" || a.srv.instance == b.srv.instance {
+		t.Errorf("instances named alike: %q %q", a.srv.instance, b.srv.instance)
+	}
+}

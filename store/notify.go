@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Notifier is a store that several server instances share: a notice one
+// of them sends reaches every instance listening, itself included, so
+// that each can tell its own clients of the changes the others commit.
+// Only PostgreSQL is one; an SQLite database belongs to one server.
+type Notifier interface {
+	// Notify sends a notice of at most MaxNotice bytes; it returns once
+	// the database has taken it.
+	Notify(ctx context.Context, notice string) error
+	// Listen calls handle with every notice until ctx ends. After its
+	// connection to the database was lost and found again, notices may
+	// have been missed: it then calls handle with "" so that the caller
+	// can catch up.
+	Listen(ctx context.Context, handle func(notice string)) error
+}
+
+// MaxNotice is the longest notice PostgreSQL carries, less room to spare.
+const MaxNotice = 7000
+
+// noticeChannel is the PostgreSQL channel of the notices.
+const noticeChannel = "endodoi_changes"
+
+// Notify implements Notifier with pg_notify: the notice is delivered to
+// every listening session.
+func (p *Postgres) Notify(ctx context.Context, notice string) error {
+	if len(notice) > MaxNotice {
+		return fmt.Errorf("a notice of %d bytes, over %d", len(notice), MaxNotice)
+	}
+	if _, err := p.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, noticeChannel, notice); err != nil {
+		return fmt.Errorf("notifying %s: %w", p.where, err)
+	}
+	return nil
+}
+
+// Listen implements Notifier with LISTEN on a connection of its own,
+// which it opens again, with a growing pause, whenever it is lost.
+func (p *Postgres) Listen(ctx context.Context, handle func(notice string)) error {
+	pause := 100 * time.Millisecond
+	for first := true; ; first = false {
+		err := p.listen(ctx, handle, !first)
+		if ctx.Err() != nil {
+			return nil
+		}
+		_ = err // the connection was lost: open another
+		t := time.NewTimer(pause + rand.N(pause))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+}
+
+// listen listens on one connection until it fails or ctx ends; with
+// again, it tells handle that notices may have been missed.
+func (p *Postgres) listen(ctx context.Context, handle func(string), again bool) error {
+	conn, err := pgx.ConnectConfig(ctx, p.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, `LISTEN `+noticeChannel); err != nil {
+		return err
+	}
+	if again {
+		handle("")
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		handle(n.Payload)
+	}
+}
