@@ -9,7 +9,7 @@ import { parsePosition, startPosition, indexOf, ownerOf, letterOf } from "./rule
 import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
 import { moveSentence, endSentence, resultSentence, evalText, sideName } from "./explain.js";
-import { busy, isBusy, showMessage, clearMessage, showError, el, initialSpeed } from "./ui.js";
+import { busy, isBusy, showMessage, clearMessage, showError, el, initialAnalysisSpeed, rememberSpeed } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,12 +22,22 @@ let evaluation = null; // the /api/analyze answer for the position shown
 let pending = null; // AbortController of the running analysis
 let animating = false;
 let loadedGame = ""; // the game id last opened from the play screen
+let speed = initialAnalysisSpeed(); // the analysis board's own animation speed
 
 export function initAnalysis() {
   board = new Board($("an-board"), {
     table: $("an-table"),
     piles: { s: $("an-pile-south"), n: $("an-pile-north") },
     onHole: tryMove,
+  });
+  $("an-speed").value = speed;
+  $("an-speed").addEventListener("change", (e) => {
+    speed = e.target.value;
+    rememberSpeed(speed, true);
+  });
+  // A click on the board during an animation finishes it at once.
+  $("an-table").addEventListener("click", () => {
+    if (animating) skipAnalysis();
   });
   $("an-load").addEventListener("click", () => load($("an-input").value));
   $("an-reset").addEventListener("click", () => {
@@ -52,6 +62,7 @@ export async function openAnalysis(gameId, ply) {
         $("an-variant").value = g.variant;
         const at = ply === undefined ? g.moves.length : Math.min(ply, g.moves.length);
         await setLine({ start: g.start, variant: g.variant, maxLaps: g.maxLaps, moves: g.moves }, at);
+        clearMessage();
       } catch (err) {
         showError(err);
       }
@@ -127,6 +138,7 @@ async function setView(ply) {
       const res = await positionInfo(ply);
       if (view !== ply) return;
       info = res;
+      clearMessage();
       render();
       analyse();
     } catch (err) {
@@ -266,7 +278,7 @@ async function play(letter) {
       render();
       const ctl = new AbortController();
       skipCurrent = () => ctl.abort();
-      await animateSowing(board, before, res.sowing, { speed: initialSpeedNow(), signal: ctl.signal, onLap: () => {} });
+      await animateSowing(board, before, res.sowing, { speed, signal: ctl.signal, onLap: () => {} });
       skipCurrent = null;
       animating = false;
       line = { ...line, moves, positions: res.positions };
@@ -290,12 +302,6 @@ let skipCurrent = null;
 /** Escape on the analysis screen: finish the move's animation. */
 export function skipAnalysis() {
   if (skipCurrent) skipCurrent();
-}
-
-/** The speed chosen on the game screen. */
-function initialSpeedNow() {
-  const select = $("speed");
-  return select ? select.value : initialSpeed();
 }
 
 /** Steps with the arrow keys on the analysis screen. */

@@ -6,7 +6,7 @@
 
 import { t, tp, num } from "./i18n.js";
 import { letterOf } from "./rules.js";
-import { el, sleep } from "./ui.js";
+import { el, sleep, icon } from "./ui.js";
 
 const DRAWN = 12; // seeds drawn one by one; beyond that a heap and the number
 const HEAP = 18; // seeds drawn for a heap
@@ -83,7 +83,9 @@ export class Board {
     const south = el("div", "row south");
     const groove = el("div", "groove");
     groove.setAttribute("aria-hidden", "true");
-    groove.append(el("span", "ccw-arrow", "↺"), el("span", "ccw-text"));
+    const arrow = el("span", "ccw-arrow");
+    arrow.append(icon("ccw"));
+    groove.append(arrow, el("span", "ccw-text"));
     this.buttons = [];
     for (let i = 0; i < 2 * h; i++) {
       const b = el("button", "hole");
@@ -248,7 +250,9 @@ export function diagram(container, h, seeds) {
     (i < h ? south : north).append(hole);
   }
   const groove = el("div", "groove");
-  groove.append(el("span", "ccw-arrow", "↺"), el("span", "ccw-text", t("board.direction")));
+  const arrow = el("span", "ccw-arrow");
+  arrow.append(icon("ccw"));
+  groove.append(arrow, el("span", "ccw-text", t("board.direction")));
   b.append(north, groove, south);
   container.append(b);
 }

@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { t, tp, num, dateTime } from "./i18n.js";
 import { seats, clockName } from "./online.js";
-import { shortResult, sideName } from "./explain.js";
+import { shortResult, playerName } from "./explain.js";
 import { busy, showError, showMessage, clearMessage, el } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -45,9 +45,22 @@ async function loadOnline() {
   renderOnline();
 }
 
+/**
+ * "Naserian v Computer (level 5)": a summary's players, the computer named
+ * with its level when the summary tells it (playerName reads
+ * g.computer as a game view's).
+ */
+const vs = (g) => t("history.vs", { south: playerName(g, "s"), north: playerName(g, "n") });
+
+/** The result, with the score when the summary has it. */
+function resultText(g) {
+  const r = shortResult(g.result);
+  if (!g.score || g.result === "*") return r;
+  return t("history.score", { result: r, south: num(g.score.south), north: num(g.score.north) });
+}
+
 function renderOnline() {
   const held = seats();
-  const vs = (g) => t("history.vs", { south: g.south || sideName("s"), north: g.north || sideName("n") });
   const item = (g, text, label) => {
     const li = el("li");
     li.dataset.gameId = g.id;
@@ -107,22 +120,28 @@ function row(g) {
   const tr = el("tr");
   tr.dataset.gameId = g.id;
   const players = el("td", "players");
-  players.append(el("span", "", t("history.vs", { south: g.south || sideName("s"), north: g.north || sideName("n") })));
+  players.append(el("span", "", vs(g)));
   if (g.seriesId) players.append(el("span", "badge", t("history.series")));
   const size = g.variant === "cross" ? t("history.cross", { holes: num(g.holes) }) : t("history.holes", { holes: num(g.holes) });
-  tr.append(
-    players,
-    el("td", "", size),
-    el("td", "num", num(g.moves)),
-    el("td", "", shortResult(g.result)),
-    el("td", "date", dateTime(g.updated || g.created)),
-  );
+  const cells = [
+    [players, ""],
+    [el("td", "board-size", size), "history.board"],
+    [el("td", "num", num(g.moves)), "history.moves"],
+    [el("td", "result-cell", resultText(g)), "history.result"],
+    [el("td", "date", dateTime(g.updated || g.created)), "history.date"],
+  ];
+  // The labels show on a phone, where each game is a card (style.css).
+  const labels = { "history.board": t("history.board"), "history.moves": t("history.moves"), "history.result": t("history.result"), "history.date": t("history.date") };
+  for (const [td, key] of cells) {
+    if (key) td.dataset.label = labels[key];
+    tr.append(td);
+  }
   const actions = el("td", "actions");
   const open = el("a", "button small", g.result === "*" ? t("history.continue") : t("history.replay"));
   // A finished game opens at its start, ready to be played through.
   open.href = g.result === "*" ? `#/play/${encodeURIComponent(g.id)}` : `#/play/${encodeURIComponent(g.id)}/0`;
   actions.append(open);
-  const name = t("history.vs", { south: g.south || sideName("s"), north: g.north || sideName("n") });
+  const name = vs(g);
   for (const format of ["text", "json"]) {
     const label = format === "text" ? t("history.exportText") : t("history.exportJSON");
     const a = el("a", "button small quiet", label);
@@ -147,7 +166,7 @@ async function importRecord() {
       clearMessage();
       $("import-text").value = "";
       $("import-file").value = "";
-      showMessage(t("import.done"), "info");
+      showMessage(t("import.done"), "info", { next: true });
       location.hash = `#/play/${encodeURIComponent(g.id)}`;
     } catch (err) {
       showError(err);

@@ -50,7 +50,7 @@ function fail(err) {
 
 function watch(id) {
   location.replace(`#/play/${encodeURIComponent(id)}`);
-  showMessage(t("join.watching"), "info");
+  showMessage(t("join.watching"), "info", { next: true });
 }
 
 async function join() {

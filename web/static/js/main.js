@@ -9,11 +9,12 @@ import * as analysis from "./analysis.js";
 import * as history from "./history.js";
 import * as join from "./join.js";
 import { initNewGame, update as updateNewGame } from "./newgame.js";
-import { busy, showError } from "./ui.js";
+import { busy, showError, leaveScreen } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ["play", "analysis", "history", "rules", "about", "join"];
 let current = "";
+let lastRoute = "";
 
 /** Splits the hash into the screen and its arguments. */
 function parseRoute() {
@@ -31,6 +32,10 @@ async function route() {
   const { name, args } = parseRoute();
   if (current === "play" && name !== "play") play.leavePlay();
   const changed = name !== current;
+  // A message belongs to the screen (and the game) that raised it.
+  const key = name + "/" + (args[0] || "");
+  if (key !== lastRoute) leaveScreen();
+  lastRoute = key;
   current = name;
   for (const v of VIEWS) $(`view-${v}`).hidden = v !== name;
   for (const a of document.querySelectorAll(".site-nav a")) {
@@ -69,7 +74,9 @@ function onKey(e) {
   const onPlay = current === "play";
   const onAnalysis = current === "analysis";
   if (!onPlay && !onAnalysis) return;
-  const step = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity }[e.key];
+  // The arrows follow the reading direction: in Urdu the left arrow steps forward.
+  const rtl = document.documentElement.dir === "rtl";
+  const step = { ArrowLeft: rtl ? 1 : -1, ArrowRight: rtl ? -1 : 1, Home: -Infinity, End: Infinity }[e.key];
   if (step !== undefined) {
     e.preventDefault();
     if (onAnalysis) analysis.stepAnalysis(step);

@@ -18,7 +18,11 @@ export function renderMoves(list, moves, current, nameOf, onSelect) {
   }
   for (let i = 0; i < moves.length; i += 2) {
     const li = el("li", "pair");
-    li.append(el("span", "pair-no", `${num(i / 2 + 1)}.`));
+    // The numbers count rounds (a move of each player), as game records do;
+    // "move" always means one player's move.
+    const no = el("span", "pair-no", `${num(i / 2 + 1)}.`);
+    no.title = t("moves.round", { n: num(i / 2 + 1) });
+    li.append(no);
     for (let ply = i + 1; ply <= Math.min(i + 2, moves.length); ply++) {
       const move = moves[ply - 1];
       const b = el("button", "move", move);

@@ -43,6 +43,11 @@ export function initPlay() {
     piles: { s: $("pile-south"), n: $("pile-north") },
     onHole: tryMove,
   });
+  $("table").addEventListener("click", (e) => {
+    // A click anywhere on the table during an animation finishes it; the
+    // holes say so themselves (tryMove).
+    if (anim && !e.target.closest(".hole")) skip();
+  });
   $("speed").value = speed;
   $("speed").addEventListener("change", (e) => {
     speed = e.target.value;
@@ -363,7 +368,8 @@ export function tryMove(letter) {
     openNewGame();
     return;
   }
-  if (isBusy() || anim) return showMessage(t("msg.busy"), "info");
+  if (anim) return skip(); // a click during an animation finishes it at once
+  if (isBusy()) return showMessage(t("msg.busy"), "info");
   if (view !== game.moves.length) return showMessage(t("msg.viewing"), "info");
   if (game.status !== "playing") return showMessage(t("msg.over"), "info");
   const o = game.online;
@@ -408,6 +414,7 @@ async function playMove(letter) {
     try {
       const res = await api.move(g.id, letter, g.moves.length, seat && seat.token);
       if (my !== token || !newer(res.game)) return;
+      clearMessage();
       await playOut(res.game, res.sowing, my);
       await computerTurn(my);
     } catch (err) {
@@ -419,15 +426,16 @@ async function playMove(letter) {
 /** Shows an API error; a conflict means the game changed elsewhere, so reload it. */
 async function recover(err, my) {
   stopAnimation();
-  showError(err);
   if (err.status === 409 && game && my === token) {
+    // The server's own words ("the game has 2 moves, not 1: reload it")
+    // are for programs: the page says what happened, once.
     try {
       setGame(await api.game(game.id));
-      showMessage(`${t("error.server", { error: err.message })} ${t("error.reloaded")}`, "info");
+      showMessage(t("error.reloaded"), "info");
     } catch (err2) {
       showError(err2);
     }
-  }
+  } else showError(err);
   render();
 }
 
@@ -510,6 +518,7 @@ async function askHint() {
       const h = await api.hint(game.id);
       if (my !== token) return;
       hint = h;
+      clearMessage();
       render();
       announce(hintSentence(h, game.toMove));
     } catch (err) {

@@ -8,8 +8,13 @@ import { sleep } from "./ui.js";
 
 // Milliseconds per seed dropped, and the most a whole move may take: a
 // move of hundreds of laps speeds up rather than keeping people waiting.
-const PER_SEED = { slow: 420, normal: 190, fast: 70 };
-const BUDGET = { slow: 45000, normal: 16000, fast: 5000 };
+// Normal is brisk (a lap of six seeds in about half a second); slow is for
+// learning. Long relays speed up lap by lap (ACCEL), down to FLOOR of the
+// first lap's pace.
+const PER_SEED = { slow: 380, normal: 70, fast: 28 };
+const BUDGET = { slow: 40000, normal: 4000, fast: 1500 };
+const ACCEL = { slow: 1, normal: 0.88, fast: 0.85 };
+const FLOOR = 0.3;
 
 /**
  * Animates sowing (the API's sowing view) on board, which shows before
@@ -21,12 +26,15 @@ export async function animateSowing(board, before, sowing, { speed, signal, onLa
   if (speed === "instant" || !sowing || !sowing.laps.length || signal.aborted) return;
   const n = 2 * before.holes;
   const counts = before.board.slice();
-  const drops = sowing.laps.reduce((a, l) => a + l.seeds + 2, 0);
-  const per = Math.max(4, Math.min(PER_SEED[speed], BUDGET[speed] / drops));
+  const pace = (idx) => Math.max(FLOOR, ACCEL[speed] ** idx);
+  const drops = sowing.laps.reduce((a, l, idx) => a + (l.seeds + 3) * pace(idx), 0);
+  const base = Math.max(4, Math.min(PER_SEED[speed], BUDGET[speed] / drops));
   const laps = sowing.laps.length;
+  let per = base;
 
   for (const [idx, lap] of sowing.laps.entries()) {
     if (signal.aborted) return;
+    per = Math.max(3, base * pace(idx));
     onLap(idx + 1, laps, lap.seeds);
     // The lift: the hole empties into the hand. A relay lifts the hole the
     // last lap ended in, the seed just sown included.
@@ -52,17 +60,17 @@ export async function animateSowing(board, before, sowing, { speed, signal, onLa
     const mover = sideOfMove(sowing.move);
     const end = sowing.laps[laps - 1].to;
     const fromOpposite = counts[sowing.captureFrom];
-    await sleep(per * 2, signal);
+    await sleep(base * 2, signal);
     counts[sowing.captureFrom] = 0;
     counts[end] = 0;
     board.setCount(sowing.captureFrom, 0);
     board.setCount(end, 0);
-    const flight = Math.min(700, Math.max(250, per * 4));
+    const flight = Math.min(700, Math.max(250, base * 4));
     await Promise.all([
       board.fly(sowing.captureFrom, mover, fromOpposite, flight, signal),
       board.fly(end, mover, 1, flight, signal),
     ]);
     board.setPile(mover, before.captured[mover] + sowing.captured);
-    await sleep(per * 2, signal);
+    await sleep(base * 2, signal);
   }
 }

@@ -32,8 +32,17 @@ export function isBusy() {
 
 const message = () => document.getElementById("message");
 
-/** Shows text in the alert area; kind "error" or "info". */
-export function showMessage(text, kind = "error") {
+// A message belongs to the screen that raised it: the route clears it when
+// another screen (or another game) opens, unless it was raised to be read
+// on the next screen ("The game was imported.").
+let carry = false;
+
+/**
+ * Shows text in the alert area; kind "error" or "info". With next, the
+ * message is for the screen about to open and survives one navigation.
+ */
+export function showMessage(text, kind = "error", { next = false } = {}) {
+  carry = next;
   const el = message();
   el.replaceChildren();
   const span = document.createElement("span");
@@ -41,7 +50,7 @@ export function showMessage(text, kind = "error") {
   const close = document.createElement("button");
   close.type = "button";
   close.className = "close";
-  close.textContent = "×";
+  close.append(icon("close"));
   close.setAttribute("aria-label", t("message.close"));
   close.addEventListener("click", clearMessage);
   el.append(span, close);
@@ -50,9 +59,16 @@ export function showMessage(text, kind = "error") {
 }
 
 export function clearMessage() {
+  carry = false;
   const el = message();
   el.replaceChildren();
   el.hidden = true;
+}
+
+/** Called on navigation: the message of the screen left goes with it. */
+export function leaveScreen() {
+  if (carry) carry = false;
+  else clearMessage();
 }
 
 /** Shows an error from the API or the network politely. */
@@ -78,6 +94,7 @@ export function announce(text) {
 }
 
 const SPEED_KEY = "endodoi.speed";
+const AN_SPEED_KEY = "endodoi.analysisSpeed";
 export const SPEEDS = ["slow", "normal", "fast", "instant"];
 
 /** The remembered speed; without one, instant for people who prefer reduced motion. */
@@ -91,9 +108,20 @@ export function initialSpeed() {
   return matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "normal";
 }
 
-export function rememberSpeed(s) {
+/** The analysis board's own speed: remembered apart from the game's; fast by default. */
+export function initialAnalysisSpeed() {
   try {
-    localStorage.setItem(SPEED_KEY, s);
+    const s = localStorage.getItem(AN_SPEED_KEY);
+    if (SPEEDS.includes(s)) return s;
+  } catch {
+    // Storage disabled.
+  }
+  return matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "fast";
+}
+
+export function rememberSpeed(s, analysis = false) {
+  try {
+    localStorage.setItem(analysis ? AN_SPEED_KEY : SPEED_KEY, s);
   } catch {
     // Not remembered; still used now.
   }
@@ -105,6 +133,26 @@ export function el(tag, className, text) {
   if (className) e.className = className;
   if (text !== undefined) e.textContent = text;
   return e;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+const PATHS = {
+  // A counterclockwise arrow, for the board's direction of sowing.
+  ccw: "M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.7.6A3.7 3.7 0 1 0 8 4.3V6L4.8 3.4 8 .8z",
+  close: "M3.5 2.1 8 6.6l4.5-4.5 1.4 1.4L9.4 8l4.5 4.5-1.4 1.4L8 9.4l-4.5 4.5-1.4-1.4L6.6 8 2.1 3.5z",
+};
+
+/** An inline SVG icon (never a character that needs a system font). */
+export function icon(name) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("class", "icon");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", PATHS[name]);
+  svg.append(path);
+  return svg;
 }
 
 /** A promise resolved after ms, or at once when signal fires. */
