@@ -254,7 +254,7 @@ func (p *cmdPlayer) launch(ctx context.Context) error {
 		return err
 	}
 	p.proc = pr
-	p.sent = rules.Rules{Variant: rules.Standard, MaxLaps: rules.DefaultMaxLaps}
+	p.sent = rules.DefaultRules()
 	p.options = map[string]bool{}
 	if err := pr.send(protocol.Hello{}); err != nil {
 		return p.exitError("sending the handshake", err)

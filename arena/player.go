@@ -303,18 +303,17 @@ func ParsePlayer(spec string, r rules.Rules) (Player, error) {
 
 // enginePlayer plays with its own engine.Engine.
 type enginePlayer struct {
-	name    string
-	e       *engine.Engine
-	level   int // 0: search with limits
-	limits  engine.Limits
-	rng     *rand.Rand
-	history []rules.Position
+	name   string
+	e      *engine.Engine
+	level  int // 0: search with limits
+	limits engine.Limits
+	rng    *rand.Rand
 }
 
 func (p *enginePlayer) Name() string { return p.name }
 
 func (p *enginePlayer) NewGame(ctx context.Context, r rules.Rules, start rules.Position) error {
-	if er := p.e.Config().Rules; er.Variant != r.Variant || er.Laps() != r.Laps() {
+	if er := p.e.Config().Rules; er.Canonical() != r.Canonical() {
 		return fmt.Errorf("player made for rules %v, game played under %v", er, r)
 	}
 	p.e.NewGame()
@@ -322,13 +321,12 @@ func (p *enginePlayer) NewGame(ctx context.Context, r rules.Rules, start rules.P
 }
 
 func (p *enginePlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
-	p.history = gameHistory(p.history[:0], g)
 	var res engine.Result
 	var err error
 	if p.level != 0 {
-		res, err = p.e.PlayLevel(ctx, g.Position(), p.history, p.level, p.rng)
+		res, err = p.e.PlayLevel(ctx, g.Position(), g.History(), p.level, p.rng)
 	} else {
-		res, err = p.e.Search(ctx, g.Position(), p.history, p.limits, nil)
+		res, err = p.e.Search(ctx, g.Position(), g.History(), p.limits, nil)
 	}
 	if err != nil {
 		return rules.NoMove, err
@@ -340,11 +338,3 @@ func (p *enginePlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, err
 }
 
 func (p *enginePlayer) Close() error { return nil }
-
-// gameHistory appends g's positions before the current one to dst.
-func gameHistory(dst []rules.Position, g *rules.Game) []rules.Position {
-	for i := 0; i < g.Ply(); i++ {
-		dst = append(dst, g.PositionAt(i))
-	}
-	return dst
-}

@@ -4,81 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/endodoi/endodoi/internal/oracle"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// brute is a plain minimax over game histories with the rules applied
-// literally: no legal move gives the board to the last mover, and a
-// position's third occurrence in the game ends it with the board counting
-// for neither player.
-//
-// After a capture no earlier position can occur again (captured seeds never
-// return to the board), so the game from there is the game from a fresh
-// start: its values are kept in memo, by board and side to move. That is
-// the only shortcut.
-type brute struct {
-	r    rules.Rules
-	memo map[rules.Position]int
-}
-
-// fresh returns the value of p as the start of a game.
-func (b *brute) fresh(p rules.Position, budget *int) (int, bool) {
-	key, _ := rules.NewPositionFromRows(p.Row(rules.South), p.Row(rules.North), p.ToMove(), 0, 0)
-	if v, ok := b.memo[key]; ok {
-		return v, true
-	}
-	n := key.OnBoard()
-	v, ok := b.value(key, map[rules.Position]int{key: 1}, -n-1, n+1, budget)
-	if ok {
-		b.memo[key] = v
-	}
-	return v, ok
-}
-
-// value returns the value of p for the side to move, given the occurrences
-// occ of the positions of the game so far (p included), by alpha-beta: exact
-// when it lies strictly between alpha and beta, otherwise a bound on the
-// same side. It gives up (ok false) after budget nodes.
-func (b *brute) value(p rules.Position, occ map[rules.Position]int, alpha, beta int, budget *int) (int, bool) {
-	r := b.r
-	if *budget--; *budget < 0 {
-		return 0, false
-	}
-	moves := p.LegalMoves(r)
-	if len(moves) == 0 {
-		return -p.OnBoard(), true
-	}
-	best := -1 << 30
-	for _, m := range moves {
-		q, err := p.Play(m, r)
-		if err != nil {
-			panic(err)
-		}
-		gain := q.Captured(p.ToMove()) - p.Captured(p.ToMove())
-		child, ok := 0, true
-		if gain > 0 {
-			child, ok = b.fresh(q, budget)
-		} else {
-			occ[q]++
-			if occ[q] < 3 {
-				child, ok = b.value(q, occ, gain-beta, gain-alpha, budget)
-			}
-			occ[q]--
-		}
-		if !ok {
-			return 0, false
-		}
-		best = max(best, gain-child)
-		if best >= beta {
-			return best, true
-		}
-		alpha = max(alpha, best)
-	}
-	return best, true
-}
-
 // TestBuildMatchesBruteForce compares every position of the tiny boards'
-// databases, both sides to move, with the brute force over histories.
+// databases, both sides to move, with the brute force over histories
+// (package oracle).
 func TestBuildMatchesBruteForce(t *testing.T) {
 	for _, tc := range []struct {
 		holes, seeds int
@@ -99,7 +31,7 @@ func TestBuildMatchesBruteForce(t *testing.T) {
 				t.Fatal(err)
 			}
 			checked, gaveUp, nonZero := 0, 0, 0
-			bf := &brute{r: r, memo: map[rules.Position]int{}}
+			bf := &oracle.Solver{Rules: r}
 			board := make([]int, 2*tc.holes)
 			for n := 0; n <= tc.seeds; n++ {
 				for i := uint64(0); i < Size(tc.holes, n); i++ {
@@ -111,8 +43,8 @@ func TestBuildMatchesBruteForce(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						budget := tc.budget
-						want, ok := bf.fresh(p, &budget)
+						bf.Budget = tc.budget
+						want, ok := bf.Value(p)
 						if !ok {
 							gaveUp++
 							continue

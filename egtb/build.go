@@ -81,8 +81,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 	if err := opt.Rules.Validate(); err != nil {
 		return nil, fmt.Errorf("egtb: %w", err)
 	}
-	r := opt.Rules
-	r.MaxLaps = r.Laps()
+	r := opt.Rules.Canonical()
 	workers := opt.Workers
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endodoi/endodoi/internal/oracle"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -46,9 +47,8 @@ func TestStartValues(t *testing.T) {
 			t.Errorf("%d holes, %d seeds, %s: start value %+d, want %+d", tc.holes, tc.seeds, tc.variant, got, tc.want)
 		}
 		if p.OnBoard() <= 8 {
-			budget := 2_000_000
-			bf := &brute{r: r, memo: map[rules.Position]int{}}
-			if want, ok := bf.fresh(p, &budget); !ok || want != got {
+			bf := &oracle.Solver{Rules: r, Budget: 2_000_000}
+			if want, ok := bf.Value(p); !ok || want != got {
 				t.Errorf("%d holes, %d seeds: brute force %d (ok %v), database %d", tc.holes, tc.seeds, want, ok, got)
 			}
 		}

@@ -86,7 +86,7 @@ func parseHeader(b []byte) (Header, error) {
 		return h, corruptf("header checksum %08x, want %08x", got, want)
 	}
 	h.Holes = int(b[10])
-	h.Rules = rules.Rules{Variant: rules.Variant(b[11]), MaxLaps: int(binary.LittleEndian.Uint32(b[16:]))}
+	h.Rules = rules.Rules{Variant: rules.Variant(b[11]), MaxLaps: int(binary.LittleEndian.Uint32(b[16:]))}.Canonical()
 	h.Seeds = int(binary.LittleEndian.Uint16(b[12:]))
 	h.Entries = binary.LittleEndian.Uint64(b[24:])
 	h.CRC = binary.LittleEndian.Uint32(b[32:])
@@ -179,8 +179,7 @@ func WriteFile(dir string, holes, n int, r rules.Rules, values []int8) error {
 	if uint64(len(values)) != Size(holes, n) {
 		return fmt.Errorf("egtb: %d values for %d seeds on %d holes a row, want %d", len(values), n, holes, Size(holes, n))
 	}
-	r.MaxLaps = r.Laps()
-	return writeFile(dir, Header{Holes: holes, Seeds: n, Rules: r}, values)
+	return writeFile(dir, Header{Holes: holes, Seeds: n, Rules: r.Canonical()}, values)
 }
 
 // readFile reads and checks a database file, and checks that it holds the
@@ -194,7 +193,7 @@ func readFile(path string, holes, n int, r rules.Rules) ([]int8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egtb: %s: %w", path, err)
 	}
-	if h.Holes != holes || h.Seeds != n || h.Rules.Variant != r.Variant || h.Rules.Laps() != r.Laps() {
+	if h.Holes != holes || h.Seeds != n || h.Rules != r.Canonical() {
 		return nil, fmt.Errorf("egtb: %s holds %d seeds on %d holes under %s, not %d seeds on %d holes under %s",
 			path, h.Seeds, h.Holes, h.Rules, n, holes, r)
 	}

@@ -65,7 +65,7 @@ func Open(dir string, holes int, r rules.Rules) (*Tablebase, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("egtb: %w", err)
 	}
-	r.MaxLaps = r.Laps()
+	r = r.Canonical()
 	max := -1
 	for n := 0; n <= MaxSeeds; n++ {
 		path := filepath.Join(dir, FileName(holes, n, r))
@@ -76,7 +76,7 @@ func Open(dir string, holes int, r rules.Rules) (*Tablebase, error) {
 		if err != nil {
 			return nil, err
 		}
-		if h.Holes != holes || h.Seeds != n || h.Rules.Variant != r.Variant || h.Rules.Laps() != r.Laps() {
+		if h.Holes != holes || h.Seeds != n || h.Rules != r {
 			return nil, fmt.Errorf("egtb: %s holds %d seeds on %d holes under %s, not what its name says", path, h.Seeds, h.Holes, h.Rules)
 		}
 		max = n
@@ -316,13 +316,7 @@ func (tb *Tablebase) PV(p rules.Position, limit int) ([]rules.Move, error) {
 // to move is value, counting the seeds already captured: "solved: South
 // wins by 4", "solved: North wins by 2" or "solved: draw".
 func Describe(p rules.Position, value int) string {
-	margin := p.Captured(rules.South) - p.Captured(rules.North)
-	if p.ToMove() == rules.South {
-		margin += value
-	} else {
-		margin -= value
-	}
-	switch {
+	switch margin := rules.FinalMargin(p, value, 1); {
 	case margin > 0:
 		return fmt.Sprintf("solved: South wins by %d", margin)
 	case margin < 0:

@@ -15,21 +15,11 @@ func ScoreText(s Score, exact bool) string {
 	return s.String()
 }
 
-// finalMargin returns the final capture margin, from South's view, that a
-// score for p's side to move (its future capture margin) leads to.
-func finalMargin(p rules.Position, s Score) Score {
-	m := Score(p.Captured(rules.South)-p.Captured(rules.North))*Seed + s
-	if p.ToMove() == rules.North {
-		m = Score(p.Captured(rules.South)-p.Captured(rules.North))*Seed - s
-	}
-	return m
-}
-
 // FinalText states the final result a score for p's side to move leads to:
 // "expected final: South +6.5" for an estimate, "solved: South wins by 4"
 // for an exact score.
 func FinalText(p rules.Position, s Score, exact bool) string {
-	m := finalMargin(p, s)
+	m := rules.FinalMargin(p, s, Seed)
 	abs := m
 	if abs < 0 {
 		abs = -abs

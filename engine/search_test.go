@@ -5,57 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/endodoi/endodoi/internal/oracle"
 	"github.com/endodoi/endodoi/rules"
 )
-
-// bruteForce is a plain minimax to every game end over game histories,
-// with rule 9 as written: the third occurrence of a position ends the game
-// and scores 0. It gives up (ok false) after budget nodes, since the number
-// of histories explodes quickly.
-type bruteForce struct {
-	r      rules.Rules
-	seen   map[rules.Position]int
-	budget int
-	// endAt is the occurrence that ends the game: 3 by rule 9 (the
-	// default), 2 for the cheaper shortcut of scoring any repetition 0.
-	endAt int
-}
-
-func (b *bruteForce) value(p rules.Position) (Score, bool) {
-	if b.budget--; b.budget < 0 {
-		return 0, false
-	}
-	board := stripCaptures(p)
-	end := b.endAt
-	if end == 0 {
-		end = 3
-	}
-	if b.seen[board] == end-1 {
-		return 0, true
-	}
-	moves := p.LegalMoves(b.r)
-	if len(moves) == 0 {
-		return -Score(p.OnBoard()) * Seed, true
-	}
-	b.seen[board]++
-	defer func() { b.seen[board]-- }()
-	best := -Infinity
-	for _, m := range moves {
-		q, _ := p.Play(m, b.r)
-		gain := Score(q.Captured(p.ToMove())-p.Captured(p.ToMove())) * Seed
-		v, ok := b.value(q)
-		if !ok {
-			return 0, false
-		}
-		best = max(best, gain-v)
-	}
-	return best, true
-}
-
-func stripCaptures(p rules.Position) rules.Position {
-	q, _ := rules.NewPositionFromRows(p.Row(rules.South), p.Row(rules.North), p.ToMove(), 0, 0)
-	return q
-}
 
 func randomPosition(rng *rand.Rand, holes, seeds int) rules.Position {
 	south := make([]int, holes)
@@ -83,11 +35,12 @@ func TestExactScoresMatchBruteForce(t *testing.T) {
 		for i := 0; i < 300; i++ {
 			holes := 2 + rng.IntN(2)
 			p := randomPosition(rng, holes, 1+rng.IntN(6))
-			bf := bruteForce{r: r, seen: map[rules.Position]int{}, budget: 300_000}
-			want, ok := bf.value(p)
+			bf := oracle.Solver{Rules: r, Budget: 300_000}
+			v, ok := bf.Value(p)
 			if !ok {
 				continue
 			}
+			want := Score(v) * Seed
 			e.NewGame()
 			res, err := e.Search(context.Background(), p, nil, Limits{}, nil)
 			if err != nil {
@@ -163,12 +116,12 @@ func TestForcedWinsAndSaves(t *testing.T) {
 		// positive and draws when it is 0.
 		for _, m := range p.LegalMoves(r) {
 			q, _ := p.Play(m, r)
-			bf := bruteForce{r: r, seen: map[rules.Position]int{stripCaptures(p): 1}, budget: 3_000_000}
-			v, ok := bf.value(q)
+			bf := oracle.Solver{Rules: r, Budget: 3_000_000}
+			after, ok := bf.ValueAfter(q, map[rules.Position]int{p: 1, q: 1})
 			if !ok {
 				t.Fatalf("%s: brute force gave up on %s", tc.pos, m)
 			}
-			v = Score(q.Captured(rules.South)-p.Captured(rules.South))*Seed - v
+			v := Score(q.Captured(rules.South)-p.Captured(rules.South)-after) * Seed
 			switch {
 			case m == want && !tc.save && v <= 0, m == want && tc.save && v != 0:
 				t.Fatalf("%s: %s is worth %s, not the %s the test claims", tc.pos, m, v, map[bool]string{true: "draw", false: "win"}[tc.save])

@@ -96,10 +96,7 @@ func TestTablebasePlay(t *testing.T) {
 				t.Fatal(err)
 			}
 			for !g.Over() && g.Ply() < 500 {
-				var history []rules.Position
-				for i := 0; i < g.Ply(); i++ {
-					history = append(history, g.PositionAt(i))
-				}
+				history := g.History()
 				var m rules.Move
 				if g.Position().ToMove() == p.ToMove() {
 					res, err := e.Search(context.Background(), g.Position(), history, Limits{Depth: 20}, nil)

@@ -55,7 +55,7 @@ type options struct {
 }
 
 func (o options) rules() rules.Rules {
-	return rules.Rules{Variant: o.variant, MaxLaps: o.maxLaps}
+	return rules.Rules{Variant: o.variant, MaxLaps: o.maxLaps}.Canonical()
 }
 
 // sessionOption is one option of the handshake and of setoption.
@@ -233,10 +233,7 @@ func (s *Session) Search(ctx context.Context, g Go, report func(Info)) (rules.Mo
 		return rules.NoMove, err
 	}
 	p := s.game.Position()
-	history := make([]rules.Position, s.game.Ply())
-	for i := range history {
-		history[i] = s.game.PositionAt(i)
-	}
+	history := s.game.History()
 	var res engine.Result
 	if g.Limits == (engine.Limits{}) {
 		res, err = e.PlayLevel(ctx, p, history, s.opts.level, s.rng)

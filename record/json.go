@@ -339,7 +339,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	if !standard {
 		str(fieldPosition, r.Start.String())
 	}
-	str(fieldResult, ResultToken(g.Result()))
+	str(fieldResult, g.Result().Token())
 	str(fieldScore, scoreString(g))
 	field(fieldMoves)
 	b = append(b, '[')

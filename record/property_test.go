@@ -117,7 +117,7 @@ func TestRoundTripProperty(t *testing.T) {
 		if err := json.Unmarshal(js, &plain); err != nil {
 			t.Fatalf("encoding/json: %v\n%s", err, js)
 		}
-		if plain.Holes != r.Start.Holes() || plain.Result != ResultToken(g.Result()) ||
+		if plain.Holes != r.Start.Holes() || plain.Result != g.Result().Token() ||
 			plain.Score != scoreString(g) || plain.South != r.South ||
 			len(plain.Moves) != len(r.Moves) || len(plain.Tags) != len(r.Extra) {
 			t.Fatalf("encoding/json reads %+v from %s", plain, js)

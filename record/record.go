@@ -223,28 +223,10 @@ func checkValue(s string) error {
 	return nil
 }
 
-// ResultToken returns the record notation of a result: "1-0" when South
-// won, "0-1" when North won, "1/2-1/2" for a draw and "*" for a game that
-// goes on.
-func ResultToken(res rules.Result) string {
-	switch res {
-	case rules.SouthWins:
-		return "1-0"
-	case rules.NorthWins:
-		return "0-1"
-	case rules.Draw:
-		return "1/2-1/2"
-	}
-	return "*"
-}
-
 // isResultToken reports whether s is a game-termination token.
 func isResultToken(s string) bool {
-	switch s {
-	case "1-0", "0-1", "1/2-1/2", "*":
-		return true
-	}
-	return false
+	_, err := rules.ParseResult(s)
+	return err == nil
 }
 
 // scoreString returns the score in record form: South's captured seeds,
@@ -365,7 +347,7 @@ func (h *header) start(inJSON bool) (rules.Position, *startError) {
 // game's; on a mismatch it returns the tag to blame and the error.
 func (h *header) checkOutcome(g *rules.Game) (string, error) {
 	if h.result != "" {
-		if got := ResultToken(g.Result()); got != h.result {
+		if got := g.Result().Token(); got != h.result {
 			return tagResult, fmt.Errorf("Result tag says %s but the moves end in %s", h.result, outcome(g))
 		}
 	}
@@ -413,9 +395,7 @@ func (h *header) setKnown(name, value string) error {
 			h.position = &p
 		}
 	case tagResult:
-		if !isResultToken(value) {
-			err = fmt.Errorf("want 1-0, 0-1, 1/2-1/2 or *, found %q", value)
-		} else {
+		if _, err = rules.ParseResult(value); err == nil {
 			h.result = value
 		}
 	case tagScore:
@@ -430,5 +410,5 @@ func (h *header) setKnown(name, value string) error {
 
 // newHeader returns a header with the defaults of absent tags.
 func newHeader() *header {
-	return &header{rules: rules.Rules{Variant: rules.Standard, MaxLaps: rules.DefaultMaxLaps}}
+	return &header{rules: rules.DefaultRules()}
 }

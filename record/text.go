@@ -109,7 +109,7 @@ func Parse(text string) (*Record, error) {
 		if p.h.result != "" && mk.text != p.h.result {
 			return nil, errAt(mk.at, "game-termination marker %s does not match the Result tag %s", mk.text, p.h.result)
 		}
-		if got := ResultToken(g.Result()); mk.text != got {
+		if got := g.Result().Token(); mk.text != got {
 			return nil, errAt(mk.at, "game-termination marker says %s but the moves end in %s", mk.text, outcome(g))
 		}
 	}
@@ -466,7 +466,7 @@ func (r *Record) appendText(b []byte, g *rules.Game) []byte {
 	}
 	result := "*"
 	if g != nil {
-		result = ResultToken(g.Result())
+		result = g.Result().Token()
 		tag(tagResult, result)
 		tag(tagScore, scoreString(g))
 	} else {

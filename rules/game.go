@@ -19,6 +19,7 @@ const (
 	Repetition
 )
 
+// String returns the status in words.
 func (s Status) String() string {
 	switch s {
 	case NoLegalMove:
@@ -29,16 +30,75 @@ func (s Status) String() string {
 	return "in progress"
 }
 
-// Result is the outcome of a game.
+// Result is the outcome of a game. In records and the API it is written
+// as a token (see [Result.Token]): its text form.
 type Result uint8
 
+// The results.
 const (
-	Unfinished Result = iota
-	SouthWins
-	NorthWins
-	Draw
+	Unfinished Result = iota // "*"
+	SouthWins                // "1-0"
+	NorthWins                // "0-1"
+	Draw                     // "1/2-1/2"
 )
 
+// WinFor returns the result of a game side won.
+func WinFor(side Side) Result {
+	if side&1 == North {
+		return NorthWins
+	}
+	return SouthWins
+}
+
+// Token returns the result's record notation: "1-0" when South won, "0-1"
+// when North won, "1/2-1/2" for a draw and "*" for a game that goes on.
+func (r Result) Token() string {
+	switch r {
+	case SouthWins:
+		return "1-0"
+	case NorthWins:
+		return "0-1"
+	case Draw:
+		return "1/2-1/2"
+	}
+	return "*"
+}
+
+// ParseResult reads a result token: "1-0", "0-1", "1/2-1/2" or "*".
+func ParseResult(s string) (Result, error) {
+	switch s {
+	case "1-0":
+		return SouthWins, nil
+	case "0-1":
+		return NorthWins, nil
+	case "1/2-1/2":
+		return Draw, nil
+	case "*":
+		return Unfinished, nil
+	}
+	return Unfinished, fmt.Errorf("want 1-0, 0-1, 1/2-1/2 or *, found %q", s)
+}
+
+// MarshalText implements encoding.TextMarshaler: the result's token.
+func (r Result) MarshalText() ([]byte, error) {
+	if r > Draw {
+		return nil, fmt.Errorf("rules: invalid result %d", uint8(r))
+	}
+	return []byte(r.Token()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (r *Result) UnmarshalText(b []byte) error {
+	pr, err := ParseResult(string(b))
+	if err != nil {
+		return err
+	}
+	*r = pr
+	return nil
+}
+
+// String returns the result in words, e.g. "South wins"; see Token for
+// its record notation.
 func (r Result) String() string {
 	switch r {
 	case SouthWins:
@@ -86,10 +146,7 @@ func NewGame(start Position, r Rules) (*Game, error) {
 	if start.n < MinHoles || start.n > MaxHoles {
 		return nil, fmt.Errorf("invalid start position: %d holes per row", start.n)
 	}
-	if r.MaxLaps == 0 {
-		r.MaxLaps = DefaultMaxLaps
-	}
-	g := &Game{rules: r, seen: make(map[Position]int)}
+	g := &Game{rules: r.Canonical(), seen: make(map[Position]int)}
 	g.push(start)
 	return g, nil
 }
@@ -143,7 +200,7 @@ func (g *Game) Undo() (Move, bool) {
 	return m, true
 }
 
-// Rules returns the game's rules.
+// Rules returns the game's rules, in canonical form.
 func (g *Game) Rules() Rules { return g.rules }
 
 // Start returns the start position.
@@ -155,6 +212,12 @@ func (g *Game) Position() Position { return g.history[len(g.history)-1] }
 // PositionAt returns the position after the first ply moves (0 is the
 // start). It panics if ply is out of range [0, len(Moves())].
 func (g *Game) PositionAt(ply int) Position { return g.history[ply] }
+
+// History returns a copy of the positions before the current one, oldest
+// first: what the engine needs for the repetition rule.
+func (g *Game) History() []Position {
+	return append([]Position(nil), g.history[:len(g.history)-1]...)
+}
 
 // Moves returns a copy of the moves played.
 func (g *Game) Moves() []Move { return append([]Move(nil), g.moves...) }

@@ -446,3 +446,118 @@ func TestSeriesOfGames(t *testing.T) {
 		t.Errorf("winner %v with %d wins", w, s.Wins(w))
 	}
 }
+
+func TestResultText(t *testing.T) {
+	for _, tc := range []struct {
+		res   rules.Result
+		token string
+	}{
+		{rules.Unfinished, "*"}, {rules.SouthWins, "1-0"}, {rules.NorthWins, "0-1"}, {rules.Draw, "1/2-1/2"},
+	} {
+		if got := tc.res.Token(); got != tc.token {
+			t.Errorf("%v.Token() = %q, want %q", tc.res, got, tc.token)
+		}
+		b, err := tc.res.MarshalText()
+		if err != nil || string(b) != tc.token {
+			t.Errorf("%v.MarshalText() = %q, %v", tc.res, b, err)
+		}
+		var back rules.Result
+		if err := back.UnmarshalText([]byte(tc.token)); err != nil || back != tc.res {
+			t.Errorf("UnmarshalText(%q) = %v, %v", tc.token, back, err)
+		}
+	}
+	for _, bad := range []string{"", "1-1", "½-½", " 1-0", "draw"} {
+		if _, err := rules.ParseResult(bad); err == nil {
+			t.Errorf("ParseResult(%q) accepted", bad)
+		}
+	}
+	if _, err := rules.Result(9).MarshalText(); err == nil {
+		t.Error("Result(9).MarshalText accepted")
+	}
+	if rules.WinFor(rules.South) != rules.SouthWins || rules.WinFor(rules.North) != rules.NorthWins {
+		t.Error("WinFor")
+	}
+}
+
+func TestCanonicalRules(t *testing.T) {
+	for _, tc := range []struct {
+		in   rules.Rules
+		want rules.Rules
+	}{
+		{rules.Rules{}, rules.DefaultRules()},
+		{rules.Rules{MaxLaps: rules.DefaultMaxLaps}, rules.DefaultRules()},
+		{rules.Rules{Variant: rules.Cross}, rules.Rules{Variant: rules.Cross, MaxLaps: rules.DefaultMaxLaps}},
+		{rules.Rules{MaxLaps: 7}, rules.Rules{MaxLaps: 7}},
+	} {
+		if got := tc.in.Canonical(); got != tc.want {
+			t.Errorf("%+v.Canonical() = %+v, want %+v", tc.in, got, tc.want)
+		}
+		if got, err := rules.NewRules(tc.in.Variant, tc.in.MaxLaps); err != nil || got != tc.want {
+			t.Errorf("NewRules(%v, %d) = %+v, %v", tc.in.Variant, tc.in.MaxLaps, got, err)
+		}
+		g, err := rules.NewGame(rules.MustParsePosition("2,2/2,2 s 0 0"), tc.in)
+		if err != nil || g.Rules() != tc.want {
+			t.Errorf("NewGame(%+v).Rules() = %+v, %v", tc.in, g.Rules(), err)
+		}
+	}
+	for _, bad := range []struct {
+		v    rules.Variant
+		laps int
+	}{{rules.Standard, -1}, {rules.Cross, rules.MaxMaxLaps + 1}, {9, 10}} {
+		if _, err := rules.NewRules(bad.v, bad.laps); err == nil {
+			t.Errorf("NewRules(%d, %d) accepted", bad.v, bad.laps)
+		}
+	}
+}
+
+func TestGameHistory(t *testing.T) {
+	g, err := rules.NewGame(rules.MustParsePosition("2,2/2,2 s 0 0"), rules.DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := g.History(); len(h) != 0 {
+		t.Errorf("history at the start: %v", h)
+	}
+	for g.Ply() < 3 && !g.Over() {
+		if err := g.Play(g.LegalMoves()[0]); err != nil {
+			t.Fatal(err)
+		}
+		h := g.History()
+		if len(h) != g.Ply() {
+			t.Fatalf("ply %d: %d positions in the history", g.Ply(), len(h))
+		}
+		for i, p := range h {
+			if p != g.PositionAt(i) {
+				t.Errorf("ply %d: History()[%d] = %s, want %s", g.Ply(), i, p, g.PositionAt(i))
+			}
+		}
+		h[0] = g.Position() // a copy: the game must not change
+		if g.Start() != rules.MustParsePosition("2,2/2,2 s 0 0") {
+			t.Error("History returned the game's own slice")
+		}
+	}
+}
+
+func TestFinalMargin(t *testing.T) {
+	for _, tc := range []struct {
+		pos    string
+		future int
+		want   int
+	}{
+		{"1,0/0,1 s 5 2", 4, 7},
+		{"1,0/0,1 n 5 2", 4, -1},
+		{"1,0/0,1 n 2 5", -4, 1},
+		{"1,0/0,1 s 0 0", 0, 0},
+	} {
+		p := rules.MustParsePosition(tc.pos)
+		if got := rules.FinalMargin(p, tc.future, 1); got != tc.want {
+			t.Errorf("FinalMargin(%s, %d, 1) = %d, want %d", tc.pos, tc.future, got, tc.want)
+		}
+		if got := rules.FinalMargin(p, 100*tc.future, 100); got != 100*tc.want {
+			t.Errorf("FinalMargin(%s, %d, 100) = %d, want %d", tc.pos, 100*tc.future, got, 100*tc.want)
+		}
+		if got := rules.FinalMargin(p, float64(tc.future)/2, 1); got != float64(rules.FinalMargin(p, 0, 1))+float64(rules.FinalMargin(p, tc.future, 1)-rules.FinalMargin(p, 0, 1))/2 {
+			t.Errorf("FinalMargin(%s, %g, 1) = %g", tc.pos, float64(tc.future)/2, got)
+		}
+	}
+}

@@ -154,6 +154,17 @@ func (p Position) Total() int {
 	return p.OnBoard() + int(p.captured[0]) + int(p.captured[1])
 }
 
+// FinalMargin returns the final capture margin, from South's view, that a
+// future capture margin for p's side to move leads to: South's captured
+// seeds less North's, plus future when South is to move, minus it when
+// North is. seed is one seed in future's unit: 1 for whole seeds.
+func FinalMargin[V ~int | ~int32 | ~int64 | ~float64](p Position, future, seed V) V {
+	if p.toMove == North {
+		future = -future
+	}
+	return V(int(p.captured[South])-int(p.captured[North]))*seed + future
+}
+
 // Errors returned by Play and Trace. They are plain values, so checking for
 // them costs no allocation: compare with == or errors.Is.
 var (

@@ -132,8 +132,28 @@ type Rules struct {
 	MaxLaps int
 }
 
-// DefaultRules returns the default ruleset.
+// DefaultRules returns the default ruleset, in canonical form.
 func DefaultRules() Rules { return Rules{Variant: Standard, MaxLaps: DefaultMaxLaps} }
+
+// Canonical returns r in its one canonical form, the lap cap spelt out:
+// Rules{} and Rules{MaxLaps: DefaultMaxLaps} play alike, and their
+// canonical forms are equal, so that rules compare equal under == and
+// match as map keys. Rules entering from outside (options, records, stored
+// games, requests, database files) are made canonical where they enter.
+func (r Rules) Canonical() Rules {
+	r.MaxLaps = r.Laps()
+	return r
+}
+
+// NewRules returns the canonical rules of variant v with lap cap maxLaps
+// (0 for DefaultMaxLaps), or an error if they are not usable.
+func NewRules(v Variant, maxLaps int) (Rules, error) {
+	r := Rules{Variant: v, MaxLaps: maxLaps}
+	if err := r.Validate(); err != nil {
+		return Rules{}, err
+	}
+	return r.Canonical(), nil
+}
 
 // Laps returns the effective lap cap.
 func (r Rules) Laps() int {

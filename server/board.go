@@ -80,7 +80,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	}
 	p := g.Position()
 	v := boardView{Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: []string{},
-		Status: statusName(g.Status()), Result: record.ResultToken(g.Result())}
+		Status: statusName(g.Status()), Result: g.Result().Token()}
 	for i := 0; i <= g.Ply(); i++ {
 		v.Positions = append(v.Positions, g.PositionAt(i).String())
 	}
@@ -143,7 +143,7 @@ func (s *Server) parseRecord(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := recordView{Start: rec.Start.String(), Moves: []string{}, Variant: rec.Rules.Variant.String(),
-		MaxLaps: rec.Rules.Laps(), South: rec.South, North: rec.North, Result: record.ResultToken(g.Result())}
+		MaxLaps: rec.Rules.Laps(), South: rec.South, North: rec.North, Result: g.Result().Token()}
 	for _, m := range rec.Moves {
 		v.Moves = append(v.Moves, m.String())
 	}

@@ -90,13 +90,11 @@ func (req *newGameRequest) game() (*store.Game, error) {
 			return nil, errorf(http.StatusBadRequest, "%v", err)
 		}
 	}
-	g.Rules.MaxLaps = rules.DefaultMaxLaps
-	if req.MaxLaps != 0 {
-		if req.MaxLaps < 1 || req.MaxLaps > MaxLaps {
-			return nil, errorf(http.StatusBadRequest, "maxLaps %d out of range (1 to %d)", req.MaxLaps, MaxLaps)
-		}
-		g.Rules.MaxLaps = req.MaxLaps
+	if req.MaxLaps < 0 || req.MaxLaps > MaxLaps {
+		return nil, errorf(http.StatusBadRequest, "maxLaps %d out of range (1 to %d)", req.MaxLaps, MaxLaps)
 	}
+	g.Rules.MaxLaps = req.MaxLaps
+	g.Rules = g.Rules.Canonical()
 	if req.Position != "" {
 		if req.Holes != 0 || req.Seeds != 0 {
 			return nil, errorf(http.StatusBadRequest, "give a position or holes and seeds, not both")
@@ -188,7 +186,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, 
 			return
 		}
 	}
-	sg.Result = record.ResultToken(g.Result())
+	sg.Result = g.Result().Token()
 	var err error
 	if series > 0 {
 		err = s.store.CreateSeriesGame(r.Context(), series, sg)
@@ -433,7 +431,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 	if err := l.game.Play(m); err != nil {
 		return errorf(http.StatusUnprocessableEntity, "illegal move: %v", err)
 	}
-	if err := s.store.AppendMove(r.Context(), l.stored.ID, ply, m, record.ResultToken(l.game.Result())); err != nil {
+	if err := s.store.AppendMove(r.Context(), l.stored.ID, ply, m, l.game.Result().Token()); err != nil {
 		return err
 	}
 	l.stored.Moves = append(l.stored.Moves, m)
@@ -476,7 +474,7 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 	}
 	var res engine.Result
 	err := s.withEngine(r.Context(), l.game.Rules(), tb, func(e *engine.Engine) (err error) {
-		res, err = e.PlayLevel(r.Context(), l.game.Position(), history(l.game), c.Level, newRand())
+		res, err = e.PlayLevel(r.Context(), l.game.Position(), l.game.History(), c.Level, newRand())
 		return err
 	})
 	if err != nil {
@@ -515,7 +513,7 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 		}
 	}
 	ply := l.game.Ply()
-	if err := s.store.Truncate(r.Context(), l.stored.ID, had, ply, record.ResultToken(l.game.Result())); err != nil {
+	if err := s.store.Truncate(r.Context(), l.stored.ID, had, ply, l.game.Result().Token()); err != nil {
 		return err
 	}
 	l.stored.Moves = l.stored.Moves[:ply]
@@ -538,11 +536,7 @@ type lineView struct {
 
 func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool, pv []rules.Move) lineView {
 	v := lineView{Move: m.String(), Score: score.Seeds(), Exact: exact, PV: []string{}}
-	fromSouth := score.Seeds()
-	if p.ToMove() == rules.North {
-		fromSouth = -fromSouth
-	}
-	v.Final = float64(p.Captured(rules.South)-p.Captured(rules.North)) + fromSouth
+	v.Final = rules.FinalMargin(p, score.Seeds(), 1)
 	for _, x := range pv {
 		v.PV = append(v.PV, x.String())
 	}
@@ -560,7 +554,7 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	p := l.game.Position()
 	var res engine.Result
 	err := s.withEngine(r.Context(), l.game.Rules(), s.tablebase(p.Holes(), l.game.Rules()), func(e *engine.Engine) (err error) {
-		res, err = e.Search(r.Context(), p, history(l.game), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
+		res, err = e.Search(r.Context(), p, l.game.History(), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
 		return err
 	})
 	if err != nil {
@@ -633,7 +627,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	if g.Over() {
 		sc, nc := g.Score()
 		out["score"] = scoreView{South: sc, North: nc}
-		out["result"] = record.ResultToken(g.Result())
+		out["result"] = g.Result().Token()
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
@@ -649,13 +643,13 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	lines := []lineView{}
 	err = s.withEngine(ctx, g.Rules(), s.tablebase(p.Holes(), g.Rules()), func(e *engine.Engine) error {
 		if multi == 1 {
-			res, err := e.Search(ctx, p, history(g), lim, nil)
+			res, err := e.Search(ctx, p, g.History(), lim, nil)
 			if err == nil {
 				lines = append(lines, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
 			}
 			return err
 		}
-		all, err := e.Analyze(ctx, p, history(g), lim, nil)
+		all, err := e.Analyze(ctx, p, g.History(), lim, nil)
 		for i, l := range all {
 			if multi > 0 && i == multi {
 				break

@@ -130,8 +130,7 @@ type engineKey struct {
 const searchHashMiB = 16
 
 func (p *enginePool) get(r rules.Rules, tb *egtb.Tablebase) (*engine.Engine, error) {
-	r.MaxLaps = r.Laps()
-	k := engineKey{r, tb}
+	k := engineKey{r.Canonical(), tb}
 	p.mu.Lock()
 	if list := p.free[k]; len(list) > 0 {
 		e := list[len(list)-1]

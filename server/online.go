@@ -359,14 +359,6 @@ func deadline(l *loaded) time.Time {
 	return o.TurnStart.Add(o.Left[l.game.Position().ToMove()])
 }
 
-// winner returns the result token of a win for side.
-func winner(side rules.Side) string {
-	if side == rules.South {
-		return "1-0"
-	}
-	return "0-1"
-}
-
 // timeIsUp ends game l if the side to move has run out of time: that side
 // loses. It reports whether it did.
 func (s *Server) timeIsUp(ctx context.Context, l *loaded, now time.Time) (bool, error) {
@@ -381,7 +373,7 @@ func (s *Server) timeIsUp(ctx context.Context, l *loaded, now time.Time) (bool, 
 	n := *o
 	stopClock(&n, toMove, now)
 	n.End, n.DrawOffer, n.TakebackOffer = endTimeout, "", ""
-	return true, s.saveOnline(ctx, l, &n, winner(toMove.Opponent()), endTimeout)
+	return true, s.saveOnline(ctx, l, &n, rules.WinFor(toMove.Opponent()).Token(), endTimeout)
 }
 
 // saveOnline stores a new online state of game l, without a change of
@@ -454,7 +446,7 @@ func (s *Server) onlineMove(ctx context.Context, l *loaded, side rules.Side, m r
 	if l.game.Over() {
 		o.TurnStart = time.Time{}
 	}
-	result := record.ResultToken(l.game.Result())
+	result := l.game.Result().Token()
 	ch := store.Change{Ply: had, Rev: l.stored.Online.Rev, From: had, Moves: []rules.Move{m}, Result: result, Online: &o}
 	if err := s.store.Update(ctx, l.stored.ID, ch); err != nil {
 		return moveView{}, err
@@ -532,7 +524,7 @@ func (s *Server) act(ctx context.Context, l *loaded, side rules.Side, action str
 		}
 		stopClock(&o, toMove, now)
 		o.End, o.DrawOffer, o.TakebackOffer = endResign, "", ""
-		result = winner(side.Opponent())
+		result = rules.WinFor(side.Opponent()).Token()
 	case "abort":
 		if open != nil {
 			return gameView{}, open
@@ -576,7 +568,7 @@ func (s *Server) act(ctx context.Context, l *loaded, side rules.Side, action str
 		case "draw-accept":
 			stopClock(&o, toMove, now)
 			o.End, o.TakebackOffer = endAgreed, ""
-			result = "1/2-1/2"
+			result = rules.Draw.Token()
 		case "takeback-accept":
 			return s.acceptTakeback(ctx, l, &o, side.Opponent(), now)
 		}
@@ -616,7 +608,7 @@ func (s *Server) acceptTakeback(ctx context.Context, l *loaded, o *store.Online,
 	}
 	o.DrawOffer, o.TakebackOffer = "", ""
 	startClock(o, l.game.Ply(), now)
-	result := record.ResultToken(l.game.Result())
+	result := l.game.Result().Token()
 	ch := store.Change{Ply: had, Rev: l.stored.Online.Rev, From: to, Result: result, Online: o}
 	if err := s.store.Update(ctx, l.stored.ID, ch); err != nil {
 		return gameView{}, err
@@ -771,7 +763,7 @@ func (s *Server) expire(ctx context.Context, l *loaded, now time.Time) error {
 		o.End = endAborted
 	} else {
 		o.End = endExpired
-		result = winner(l.game.Position().ToMove().Opponent())
+		result = rules.WinFor(l.game.Position().ToMove().Opponent()).Token()
 	}
 	return s.saveOnline(ctx, l, &o, result, endExpired)
 }
@@ -784,11 +776,10 @@ func terminationTag(l *loaded) (record.Tag, bool) {
 		return record.Tag{}, false
 	}
 	text := endText(o.End)
-	switch l.stored.Result {
-	case "1-0":
-		text += fmt.Sprintf("; %s won", rules.South)
-	case "0-1":
-		text += fmt.Sprintf("; %s won", rules.North)
+	if res, err := rules.ParseResult(l.stored.Result); err == nil {
+		if side, ok := res.Winner(); ok {
+			text += fmt.Sprintf("; %s won", side)
+		}
 	}
 	return record.Tag{Name: "Termination", Value: text}, true
 }

@@ -26,12 +26,15 @@ func newSeriesView(sr *store.Series) seriesView {
 	v := seriesView{ID: sr.ID, Target: sr.Target, Results: make([]string, 0, len(sr.Games))}
 	for _, g := range sr.Games {
 		v.Results = append(v.Results, g.Result)
-		switch g.Result {
-		case "1-0":
+		// A token the store should not hold counts for no one, as an
+		// unfinished game.
+		res, _ := rules.ParseResult(g.Result)
+		switch res {
+		case rules.SouthWins:
 			v.Wins.South++
-		case "0-1":
+		case rules.NorthWins:
 			v.Wins.North++
-		case "1/2-1/2":
+		case rules.Draw:
 			v.Draws++
 		}
 	}

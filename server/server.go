@@ -241,15 +241,6 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 	return &loaded{stored: sg, game: g}, nil
 }
 
-// history returns the positions before the current one.
-func history(g *rules.Game) []rules.Position {
-	h := make([]rules.Position, g.Ply())
-	for i := range h {
-		h[i] = g.PositionAt(i)
-	}
-	return h
-}
-
 var rngMu sync.Mutex
 var rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x656e646f646f69))
 

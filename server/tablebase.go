@@ -35,7 +35,7 @@ func (s *Server) tablebase(holes int, r rules.Rules) *egtb.Tablebase {
 	if s.tb == nil {
 		return nil
 	}
-	r.MaxLaps = r.Laps()
+	r = r.Canonical()
 	k := tablebaseKey{holes, r}
 	s.tb.mu.Lock()
 	defer s.tb.mu.Unlock()
@@ -75,5 +75,5 @@ func (s *Server) solved(p rules.Position, r rules.Rules) *solvedView {
 	if !ok {
 		return nil
 	}
-	return &solvedView{South: p.Captured(rules.South) - p.Captured(rules.North) + egtb.SouthValue(p, v), Text: egtb.Describe(p, v)}
+	return &solvedView{South: rules.FinalMargin(p, v, 1), Text: egtb.Describe(p, v)}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"time"
 
-	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -61,7 +60,7 @@ func newGameView(l *loaded) gameView {
 		Variant: g.Rules().Variant.String(), MaxLaps: g.Rules().Laps(),
 		Start: g.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
 		Moves: []string{}, LegalMoves: []string{}, Positions: make([]string, 0, g.Ply()+1),
-		Status: statusName(g.Status()), Result: record.ResultToken(g.Result()),
+		Status: statusName(g.Status()), Result: g.Result().Token(),
 		SeriesID: sg.SeriesID, Created: sg.Created, Updated: sg.Updated,
 	}
 	for i := 0; i <= g.Ply(); i++ {

@@ -601,6 +601,7 @@ func (g *Game) decode(start, variant string, maxLaps int, side string, level int
 		return fmt.Errorf("%s: stored variant: %w", what, err)
 	}
 	g.Rules.MaxLaps = maxLaps
+	g.Rules = g.Rules.Canonical()
 	switch side {
 	case "":
 	case "s", "n":

@@ -8,66 +8,16 @@ import (
 	"testing"
 
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/oracle"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// bruteValue returns the future capture margin for p's side to move under
-// best play, by searching every line to the game's end: no legal move (the
-// board goes to the last mover), or a position's repeatAt-th occurrence (the
-// board counts for neither). repeatAt 3 is rule 9; repeatAt 2 is the
-// engine's shortcut, which scores any repetition 0. occ counts the
-// occurrences of the positions on the path. It gives up (ok false) after
-// budget nodes.
-func bruteValue(p rules.Position, r rules.Rules, occ map[rules.Position]int, repeatAt int, budget *int) (v int, ok bool) {
-	if *budget--; *budget < 0 {
-		return 0, false
-	}
-	moves := p.LegalMoves(r)
-	if len(moves) == 0 {
-		return -p.OnBoard(), true
-	}
-	best := -1 << 30
-	for _, m := range moves {
-		q, err := p.Play(m, r)
-		if err != nil {
-			panic(err)
-		}
-		gain := q.Captured(p.ToMove()) - p.Captured(p.ToMove())
-		occ[q]++
-		child := 0
-		if occ[q] < repeatAt {
-			child, ok = bruteValue(q, r, occ, repeatAt, budget)
-		}
-		occ[q]--
-		if !ok {
-			return 0, false
-		}
-		best = max(best, gain-child)
-	}
-	return best, true
-}
-
-// bruteMoves returns each legal move's value (its gain minus the
-// opponent's value after it) in p, a game's start, with repetitions scored
-// at their repeatAt-th occurrence.
+// bruteMoves returns each legal move's value in p, a game's start, with
+// repetitions scored at their repeatAt-th occurrence.
 func bruteMoves(t *testing.T, p rules.Position, r rules.Rules, repeatAt int) (map[rules.Move]int, bool) {
 	t.Helper()
-	vals := map[rules.Move]int{}
-	for _, m := range p.LegalMoves(r) {
-		q, _ := p.Play(m, r)
-		budget := 200_000
-		occ := map[rules.Position]int{p: 1}
-		occ[q]++
-		child := 0
-		if occ[q] < repeatAt {
-			var ok bool
-			if child, ok = bruteValue(q, r, occ, repeatAt, &budget); !ok {
-				return nil, false
-			}
-		}
-		vals[m] = q.Captured(p.ToMove()) - p.Captured(p.ToMove()) - child
-	}
-	return vals, true
+	s := &oracle.Solver{Rules: r, RepeatAt: repeatAt, Budget: 200_000}
+	return s.MoveValues(p, nil)
 }
 
 var analyzeLine = regexp.MustCompile(`^(\d+)\. ([a-pA-P])  (\S+)( exact)?  \(([^)]*)\)  ([a-pA-P ]*)$`)
@@ -193,12 +143,7 @@ func TestAnalyzeExact(t *testing.T) {
 			if !l.exact || l.score != engine.Score(v)*engine.Seed {
 				t.Errorf("%s: move %s scored %v (exact %v), brute force %+d", ps, l.move, l.score, l.exact, v)
 			}
-			margin := p.Captured(rules.South) - p.Captured(rules.North)
-			if p.ToMove() == rules.South {
-				margin += v
-			} else {
-				margin -= v
-			}
+			margin := rules.FinalMargin(p, v, 1)
 			if l.final != solvedText(margin) {
 				t.Errorf("%s: move %s: %q, want %q", ps, l.move, l.final, solvedText(margin))
 			}

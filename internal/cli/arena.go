@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/endodoi/endodoi/arena"
+	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -81,7 +82,7 @@ var arenaCommand = &command{
 
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 			defer stop()
-			pp := &progressPrinter{w: env.Stderr, tty: isTerminal(env.Stderr), total: *games}
+			pp := &progressPrinter{w: env.Stderr, tty: terminal.IsTerminal(env.Stderr), total: *games}
 			defer pp.finish()
 			var progress func(arena.Stats)
 			if !*quiet {
@@ -100,16 +101,6 @@ var arenaCommand = &command{
 			return nil
 		}
 	},
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // progressPrinter shows a match's progress: one line rewritten in place on

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -33,17 +34,17 @@ func dbCopy(ctx context.Context, env Env, from, to string) error {
 		dst.Close()
 		return fmt.Errorf("copying %s: the source and the destination are the same database", srcName)
 	}
-	bar := newProgressBar(env.Stderr)
+	bar := terminal.NewProgressBar(env.Stderr)
 	started := time.Now()
 	copying := false
 	rep, err := store.Copy(ctx, dst, src, func(stage string, done, total int) {
 		copying = true
 		if total >= copyProgressMin {
-			bar.draw(fmt.Sprintf("%s: %s of %s", stage, thousands(done), counted(total, "game")),
+			bar.Draw(fmt.Sprintf("%s: %s of %s", stage, thousands(done), counted(total, "game")),
 				uint64(done), uint64(total), time.Since(started))
 		}
 	})
-	bar.end()
+	bar.End()
 	// The copy's last writes are in once the store closes.
 	if cerr := dst.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("closing %s: %w", dstName, cerr)

@@ -8,13 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/endodoi/endodoi/egtb"
+	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -106,69 +105,10 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
-// progressBar draws a one-line progress bar with an estimate of the time
-// left on w, redrawing it in place on a terminal; on a file or a pipe it
-// writes a line every progressEvery instead, so that a log stays short.
-// It is safe for concurrent use.
-type progressBar struct {
-	mu      sync.Mutex
-	w       io.Writer
-	tty     bool
-	drawn   bool
-	printed time.Duration // elapsed time of the last line, off a terminal
-}
-
-// progressEvery is how often the progress is written off a terminal.
-const progressEvery = 15 * time.Second
-
-func newProgressBar(w io.Writer) *progressBar {
-	return &progressBar{w: w, tty: isTerminal(w)}
-}
-
-func (b *progressBar) draw(label string, done, total uint64, elapsed time.Duration) {
-	if b.w == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	frac := 0.0
-	if total > 0 {
-		frac = min(1, float64(done)/float64(total))
-	}
-	const width = 30
-	fill := int(frac * width)
-	eta := "--"
-	if done > 0 && elapsed > time.Second {
-		left := time.Duration(float64(elapsed) * (1 - frac) / max(frac, 1e-9))
-		eta = left.Round(time.Second).String()
-	}
-	if !b.tty {
-		if b.drawn && elapsed-b.printed < progressEvery {
-			return
-		}
-		b.printed = elapsed
-		fmt.Fprintf(b.w, "%5.1f%%  %s  elapsed %v  left %s\n", 100*frac, label, elapsed.Round(time.Second), eta)
-		b.drawn = true
-		return
-	}
-	fmt.Fprintf(b.w, "\r[%s%s] %5.1f%%  %s  elapsed %v  left %s   ", strings.Repeat("#", fill), strings.Repeat(".", width-fill),
-		100*frac, label, elapsed.Round(time.Second), eta)
-	b.drawn = true
-}
-
-func (b *progressBar) end() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.w != nil && b.drawn && b.tty {
-		fmt.Fprintln(b.w)
-	}
-	b.drawn = false
-}
-
 func egtbBuild(ctx context.Context, env Env, progress io.Writer, opt egtb.Options) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	bar := newProgressBar(progress)
+	bar := terminal.NewProgressBar(progress)
 	var last egtb.Progress
 	opt.Progress = func(p egtb.Progress) {
 		last = p
@@ -176,11 +116,11 @@ func egtbBuild(ctx context.Context, env Env, progress io.Writer, opt egtb.Option
 		if p.Elapsed > 0 {
 			rate = fmt.Sprintf("%.1f M pos/s", float64(p.Done)/3/p.Elapsed.Seconds()/1e6)
 		}
-		bar.draw(fmt.Sprintf("%d of %d seeds  %s", p.Seeds, p.MaxSeeds, rate), p.Done, p.Total, p.Elapsed)
+		bar.Draw(fmt.Sprintf("%d of %d seeds  %s", p.Seeds, p.MaxSeeds, rate), p.Done, p.Total, p.Elapsed)
 	}
 	start := time.Now()
 	tb, err := egtb.Build(ctx, opt)
-	bar.end()
+	bar.End()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			if last.Seeds == 0 {
@@ -197,14 +137,7 @@ func egtbBuild(ctx context.Context, env Env, progress io.Writer, opt egtb.Option
 		bytes += egtb.Size(opt.Holes, n) + 40
 	}
 	elapsed := time.Since(start)
-	if st := tb.Stats(); len(st) > 0 {
-		fmt.Fprintf(env.Stdout, "%5s %14s %14s %8s %8s %8s %10s %12s\n", "seeds", "positions", "moves within", "won", "lost", "zero", "time", "positions/s")
-		for _, c := range st {
-			fmt.Fprintf(env.Stdout, "%5d %14d %14d %7.2f%% %7.2f%% %7.2f%% %10v %12.0f\n", c.Seeds, c.Positions, c.Moves,
-				pct(c.Won, c.Positions), pct(c.Lost, c.Positions), pct(c.Positions-c.Won-c.Lost, c.Positions),
-				c.Time.Round(time.Millisecond), float64(c.Positions)/max(c.Time.Seconds(), 1e-9))
-		}
-	}
+	egtb.WriteStats(env.Stdout, tb.Stats())
 	fmt.Fprintf(env.Stdout, "built %d holes a row, 0 to %d seeds, %s: %d positions (South to move; North's are their mirror images), %d bytes in %s\n",
 		opt.Holes, opt.MaxSeeds, tb.Rules(), positions, bytes, opt.Dir)
 	solved := positions
@@ -214,13 +147,6 @@ func egtbBuild(ctx context.Context, env Env, progress io.Writer, opt egtb.Option
 	}
 	fmt.Fprintf(env.Stdout, "time %v, %.2f M positions/s\n", elapsed.Round(time.Millisecond), float64(solved)/max(elapsed.Seconds(), 1e-9)/1e6)
 	return nil
-}
-
-func pct(a, b uint64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return 100 * float64(a) / float64(b)
 }
 
 // openTablebase opens the databases in dir for p's board under r, with an
@@ -253,42 +179,11 @@ func egtbProbe(w io.Writer, dir string, p rules.Position, r rules.Rules) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "position: %s\n", p)
-	fmt.Fprintf(w, "value: %s for %s to move (%s)\n", signed(v), p.ToMove(), egtb.Describe(p, v))
-	moves, err := tb.Moves(p)
-	if err != nil {
-		return err
-	}
-	if len(moves) == 0 {
-		fmt.Fprintf(w, "%s\n", rules.GameOverText(p, -1))
-		return nil
-	}
-	for _, mv := range moves {
-		note := ""
-		if mv.Captures > 0 {
-			note = fmt.Sprintf("  (captures %d)", mv.Captures)
-		}
-		best := " "
-		if mv.Value == v {
-			best = "*"
-		}
-		fmt.Fprintf(w, "%s %s  %s%s\n", best, mv.Move, signed(mv.Value), note)
-	}
-	pv, err := tb.PV(p, 40)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "line: %s\n", rules.MoveList(pv))
-	return nil
+	return tb.WriteProbe(w, p, v)
 }
 
 // signed writes a value with an explicit sign, and 0 as "0".
-func signed(v int) string {
-	if v == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%+d", v)
-}
+func signed(v int) string { return egtb.Signed(v) }
 
 func egtbVerify(ctx context.Context, env Env, progress io.Writer, dir string, holes, seeds int, r rules.Rules, workers int) error {
 	ctx, stop := interruptible(ctx)
@@ -308,7 +203,7 @@ func egtbVerify(ctx context.Context, env Env, progress io.Writer, dir string, ho
 	for n := lo; n <= hi; n++ {
 		total += egtb.Size(holes, n)
 	}
-	bar := newProgressBar(progress)
+	bar := terminal.NewProgressBar(progress)
 	var done atomic.Uint64
 	start := time.Now()
 	bad := 0
@@ -318,14 +213,14 @@ func egtbVerify(ctx context.Context, env Env, progress io.Writer, dir string, ho
 			all := done.Add(d)
 			now := time.Since(start)
 			if last := lastDraw.Load(); now-time.Duration(last) > 200*time.Millisecond && lastDraw.CompareAndSwap(last, int64(now)) {
-				bar.draw(fmt.Sprintf("%d seeds", n), all, total, now)
+				bar.Draw(fmt.Sprintf("%d seeds", n), all, total, now)
 			}
 		})
 		if err != nil {
-			bar.end()
+			bar.End()
 			return err
 		}
-		bar.end()
+		bar.End()
 		if res.Mismatches == 0 {
 			fmt.Fprintf(env.Stdout, "%3d seeds: %d positions, ok\n", n, res.Checked)
 			continue

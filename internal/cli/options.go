@@ -30,7 +30,7 @@ func (f *rulesFlags) rules() (rules.Rules, error) {
 	if f.maxLaps < 1 || f.maxLaps > rules.MaxMaxLaps {
 		return rules.Rules{}, usagef("--max-laps %d out of range (1 to %d)", f.maxLaps, rules.MaxMaxLaps)
 	}
-	return rules.Rules{Variant: v, MaxLaps: f.maxLaps}, nil
+	return rules.NewRules(v, f.maxLaps)
 }
 
 // positionAndRules reads the position operand and the rules options.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -94,9 +95,9 @@ func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egt
 		fmt.Fprintf(w, "method: retrograde analysis of every position with up to %d seeds on the board: %d positions with South to move (as many with North, their mirror images)\n",
 			p.OnBoard(), egtb.CumulativeSize(p.Holes(), p.OnBoard()))
 	}
-	bar := newProgressBar(progress)
+	bar := terminal.NewProgressBar(progress)
 	opt.Progress = func(pr egtb.Progress) {
-		bar.draw(fmt.Sprintf("%d of %d seeds", pr.Seeds, pr.MaxSeeds), pr.Done, pr.Total, pr.Elapsed)
+		bar.Draw(fmt.Sprintf("%d of %d seeds", pr.Seeds, pr.MaxSeeds), pr.Done, pr.Total, pr.Elapsed)
 	}
 	opt.Bound = func(b egtb.Bound) {
 		fmt.Fprintf(w, "bounds at depth %d: %s to %s (%d nodes, %v)\n", b.Depth, signed(b.Lo), signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Millisecond))
@@ -110,7 +111,7 @@ func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egt
 		return egtb.EngineResult{Depth: res.Depth, Nodes: res.Nodes, Elapsed: res.Elapsed, Score: int(res.Score), Exact: res.Exact, PV: res.PV}, err
 	}
 	sol, err := egtb.Solve(ctx, p, opt)
-	bar.end()
+	bar.End()
 	switch {
 	case errors.Is(err, egtb.ErrNotFound):
 		return noDatabase(cmp.Or(opt.Dir, egtb.DefaultDir), p.Holes(), opt.Rules)
