@@ -227,12 +227,11 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		if offset, err = queryInt(r, "offset", 0, 0, 1<<30); err == nil {
 			var list []store.Summary
 			if list, err = s.store.Games(r.Context(), limit, offset); err == nil {
-				views := make([]summaryView, 0, len(list))
-				for _, sm := range list {
-					views = append(views, newSummaryView(sm))
+				var views []summaryView
+				if views, err = s.summaries(r.Context(), list); err == nil {
+					writeJSON(w, http.StatusOK, map[string]any{"games": views})
+					return
 				}
-				writeJSON(w, http.StatusOK, map[string]any{"games": views})
-				return
 			}
 		}
 	}
@@ -378,15 +377,35 @@ func (s *Server) listByID(w http.ResponseWriter, r *http.Request, ids []string) 
 		}
 	}
 	list, err := s.store.GamesByID(r.Context(), ids)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		var views []summaryView
+		if views, err = s.summaries(r.Context(), list); err == nil {
+			writeJSON(w, http.StatusOK, map[string]any{"games": views})
+			return
+		}
 	}
+	s.fail(w, r, err)
+}
+
+// summaries are the listing's views of list, each with its score and its
+// computer player, which only the game itself knows.
+func (s *Server) summaries(ctx context.Context, list []store.Summary) ([]summaryView, error) {
 	views := make([]summaryView, 0, len(list))
 	for _, sm := range list {
-		views = append(views, newSummaryView(sm))
+		v := newSummaryView(sm)
+		l, err := s.load(ctx, sm.ID)
+		if err != nil {
+			return nil, err
+		}
+		sc := scoreView{}
+		sc.South, sc.North = l.game.Score()
+		v.Score = &sc
+		if c := l.stored.Computer; c != nil {
+			v.Computer = &computerRef{Side: string(c.Side.Letter()), Level: c.Level}
+		}
+		views = append(views, v)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"games": views})
+	return views, nil
 }
 
 // listOnline answers with the online games in progress, for watching.

@@ -266,6 +266,15 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 func recordOf(l *loaded) *record.Record {
 	rec := record.New(l.game)
 	rec.South, rec.North = l.stored.South, l.stored.North
+	// The computer is named with its level, in the name it plays under.
+	if c := l.stored.Computer; c != nil {
+		name := fmt.Sprintf("endodoi (level %d)", c.Level)
+		if c.Side == rules.South && rec.South == "" {
+			rec.South = name
+		} else if c.Side == rules.North && rec.North == "" {
+			rec.North = name
+		}
+	}
 	if tag, ok := terminationTag(l); ok {
 		rec.Extra = append(rec.Extra, tag)
 	}

@@ -293,3 +293,28 @@ func TestBodyLimit(t *testing.T) {
 		t.Errorf("oversized import: %d, want 413", rec.Code)
 	}
 }
+
+// The listing gives each game's score and computer player, and a record
+// names the computer with its level.
+func TestListingScoresAndComputer(t *testing.T) {
+	ts := newTestServer(t)
+	g := ts.create(`{"holes": 6, "computer": {"side": "n", "level": 4}, "south": "Naserian"}`)
+	var mv moveView
+	if code, raw := ts.do("POST", "/api/games/"+g.ID+"/moves", `{"move": "c", "ply": 0}`, &mv); code != 200 {
+		t.Fatalf("move: %d %s", code, raw)
+	}
+	var list struct{ Games []summaryView }
+	for _, path := range []string{"/api/games", "/api/games?ids=" + g.ID} {
+		if code, raw := ts.do("GET", path, "", &list); code != 200 || len(list.Games) != 1 {
+			t.Fatalf("%s: %d %s", path, code, raw)
+		}
+		sm := list.Games[0]
+		if sm.Score == nil || sm.Score.South != mv.Game.Score.South || sm.Score.North != mv.Game.Score.North ||
+			sm.Computer == nil || sm.Computer.Side != "n" || sm.Computer.Level != 4 {
+			t.Errorf("%s: summary %+v, score %+v, computer %+v", path, sm, sm.Score, sm.Computer)
+		}
+	}
+	if _, text := ts.do("GET", "/api/games/"+g.ID+"/record", "", nil); !strings.Contains(text, `[North "endodoi (level 4)"]`) || !strings.Contains(text, `[South "Naserian"]`) {
+		t.Errorf("record:\n%s", text)
+	}
+}

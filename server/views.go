@@ -109,16 +109,18 @@ type moveView struct {
 }
 
 type summaryView struct {
-	ID       string    `json:"id"`
-	South    string    `json:"south"`
-	North    string    `json:"north"`
-	Holes    int       `json:"holes"`
-	Variant  string    `json:"variant"`
-	Moves    int       `json:"moves"`
-	Result   string    `json:"result"`
-	SeriesID string    `json:"seriesId,omitempty"`
-	Created  time.Time `json:"created"`
-	Updated  time.Time `json:"updated"`
+	ID       string       `json:"id"`
+	South    string       `json:"south"`
+	North    string       `json:"north"`
+	Holes    int          `json:"holes"`
+	Variant  string       `json:"variant"`
+	Moves    int          `json:"moves"`
+	Result   string       `json:"result"`
+	SeriesID string       `json:"seriesId,omitempty"`
+	Created  time.Time    `json:"created"`
+	Updated  time.Time    `json:"updated"`
+	Score    *scoreView   `json:"score,omitempty"`    // captured seeds, the sweep included
+	Computer *computerRef `json:"computer,omitempty"` // the computer player, if any
 	// Online games only:
 	Online bool   `json:"online,omitempty"`
 	ToMove string `json:"toMove,omitempty"`
