@@ -448,13 +448,8 @@ func (r *runner) progress(done <-chan struct{}, start time.Time) {
 				errs += n
 			}
 			s.mu.Unlock()
-			slices.Sort(recent)
-			p99 := "-"
-			if len(recent) > 0 {
-				p99 = ms(percentile(recent, 0.99))
-			}
 			// Rate and p99 are the last interval's; the counts are the run's.
-			rate := float64(len(recent)) / now.Sub(last).Seconds()
+			rate, p99 := interval(recent, now.Sub(last))
 			last = now
 			fmt.Fprintf(r.cfg.Progress, "%v: %s moves acked, %s/s, p99 %s, %s errors\n",
 				now.Sub(start).Round(time.Second), group(acked), group(int64(rate+0.5)), p99, group(int64(errs)))
@@ -480,4 +475,15 @@ func (r *runner) report(elapsed time.Duration) *Report {
 		rep.Throughput = float64(s.acked) / elapsed.Seconds()
 	}
 	return rep
+}
+
+// interval returns the rate of the samples of a progress interval of
+// length d, and their p99 ("-" for none); it sorts recent.
+func interval(recent []time.Duration, d time.Duration) (float64, string) {
+	slices.Sort(recent)
+	p99 := "-"
+	if len(recent) > 0 {
+		p99 = ms(percentile(recent, 0.99))
+	}
+	return float64(len(recent)) / d.Seconds(), p99
 }

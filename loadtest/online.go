@@ -972,12 +972,7 @@ func (r *onlineRunner) progress(done <-chan struct{}) {
 				drops += n
 			}
 			s.mu.Unlock()
-			slices.Sort(recent)
-			p99 := "-"
-			if len(recent) > 0 {
-				p99 = ms(percentile(recent, 0.99))
-			}
-			rate := float64(len(recent)) / now.Sub(last).Seconds()
+			rate, p99 := interval(recent, now.Sub(last))
 			last = now
 			fmt.Fprintf(r.cfg.Progress, "%v: %s moves delivered, %s/s, p99 %s, %s errors, %s disconnects, %s reconnects\n",
 				now.Sub(r.start).Round(time.Second), group(delivered), group(int64(rate+0.5)), p99, group(int64(errs)), group(int64(drops)), group(reconnects))

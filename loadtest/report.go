@@ -162,17 +162,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(&b, "  move latency    %v\n", r.MoveLatency)
 	fmt.Fprintf(&b, "  create latency  %v\n", r.CreateLatency)
 	writeErrors(&b, "errors", r.Errors, r.FirstErrors)
-	if r.RequestLimit {
-		fmt.Fprintf(&b, "  stopped early at the limit of %s requests\n", group(MaxRequests))
-	}
-	switch {
-	case r.Interrupted:
-		fmt.Fprintf(&b, "  interrupted: no check\n")
-	case r.Check != nil:
-		fmt.Fprintf(&b, "  check           %v\n", r.Check)
-	}
-	n, err := io.WriteString(w, b.String())
-	return int64(n), err
+	return r.writeEnd(w, &b)
 }
 
 // writeErrors writes a line of counts by kind, and each kind's first
@@ -241,17 +231,7 @@ func (r *Report) writeOnline(w io.Writer) (int64, error) {
 	if r.ExpectRestart && r.DisconnectCount() > 0 {
 		fmt.Fprintf(&b, "    (a restart was expected: the disconnects do not fail the run)\n")
 	}
-	if r.RequestLimit {
-		fmt.Fprintf(&b, "  stopped early at the limit of %s requests\n", group(MaxRequests))
-	}
-	switch {
-	case r.Interrupted:
-		fmt.Fprintf(&b, "  interrupted: no check\n")
-	case r.Check != nil:
-		fmt.Fprintf(&b, "  check           %v\n", r.Check)
-	}
-	n, err := io.WriteString(w, b.String())
-	return int64(n), err
+	return r.writeEnd(w, &b)
 }
 
 // ms writes d in milliseconds with about three significant digits.
@@ -276,4 +256,19 @@ func group(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// writeEnd writes the lines that end every report, after b's, to w.
+func (r *Report) writeEnd(w io.Writer, b *strings.Builder) (int64, error) {
+	if r.RequestLimit {
+		fmt.Fprintf(b, "  stopped early at the limit of %s requests\n", group(MaxRequests))
+	}
+	switch {
+	case r.Interrupted:
+		fmt.Fprintf(b, "  interrupted: no check\n")
+	case r.Check != nil:
+		fmt.Fprintf(b, "  check           %v\n", r.Check)
+	}
+	n, err := io.WriteString(w, b.String())
+	return int64(n), err
 }

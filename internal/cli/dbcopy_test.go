@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,55 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
-
-// testPostgresDB makes an empty PostgreSQL database for the test, dropped
-// at its end, and returns its URL. Without a server (ENDODOI_POSTGRES, by
-// default the local one) the test skips, or fails in CI (CI=true) and with
-// ENDODOI_POSTGRES_TESTS=require, as the store's tests do.
-func testPostgresDB(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("ENDODOI_POSTGRES")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	admin := func(sql string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(ctx)
-		_, err = conn.Exec(ctx, sql)
-		return err
-	}
-	var b [8]byte
-	rand.Read(b[:])
-	name := fmt.Sprintf("endodoi_test_cli_%x", b)
-	if err := admin(`CREATE DATABASE ` + name); err != nil {
-		where := store.RedactURL(base)
-		if os.Getenv("CI") == "true" || os.Getenv("ENDODOI_POSTGRES_TESTS") == "require" {
-			t.Fatalf("the PostgreSQL tests are required, but no database could be made at %s: %v", where, err)
-		}
-		t.Skipf("skipping the PostgreSQL test: no database could be made at %s: %v; start PostgreSQL, or set ENDODOI_POSTGRES", where, err)
-	}
-	t.Cleanup(func() {
-		if err := admin(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
-			t.Errorf("dropping the test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
 
 // fillForCopy stores, through the store's API, local games, a series, an
 // imported game and online games, and the heartbeat.
@@ -174,7 +126,7 @@ func sameGames(t *testing.T, a, b store.Store) {
 // A round trip SQLite → PostgreSQL → SQLite keeps every game as it was.
 func TestDBCopyRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	pg := testPostgresDB(t)
+	pg := pgtest.NewDatabase(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	if err := os.Mkdir(data, 0o755); err != nil {
