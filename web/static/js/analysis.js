@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { t, num } from "./i18n.js";
-import { parsePosition, startPosition, indexOf, ownerOf, letterOf } from "./rules.js";
+import { parsePosition, startPosition, indexOf, ownerOf, letterOf } from "./notation.js";
 import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
 import { moveSentence, endSentence, resultSentence, evalText, sideName } from "./explain.js";

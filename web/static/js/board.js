@@ -5,7 +5,7 @@
 // keeps its physical layout in right-to-left languages (dir="ltr").
 
 import { t, tp, num } from "./i18n.js";
-import { letterOf } from "./rules.js";
+import { letterOf } from "./notation.js";
 import { el, sleep, icon } from "./ui.js";
 
 const DRAWN = 12; // seeds drawn one by one; beyond that a heap and the number
@@ -112,7 +112,7 @@ export class Board {
   }
 
   /**
-   * Shows a position: pos from rules.parsePosition, plus
+   * Shows a position: pos from notation.parsePosition, plus
    * legal: the playable letters (empty when nobody may move here),
    * captured: {s, n} for the piles (the game's score, sweep included),
    * last: {from, to} hole numbers of the last move, hint: a letter.

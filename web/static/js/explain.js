@@ -2,7 +2,7 @@
 // who won. Shared by the game and the analysis board.
 
 import { t, tp, num, signed } from "./i18n.js";
-import { letterOf, parsePosition, boardSeeds, rowSeeds, other, sideOfMove } from "./rules.js";
+import { letterOf, parsePosition, boardSeeds, rowSeeds, other, sideOfMove } from "./notation.js";
 
 export function sideName(side) {
   return side === "s" ? t("side.south") : t("side.north");

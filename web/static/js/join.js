@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { t, num } from "./i18n.js";
 import { playerName } from "./explain.js";
-import { other } from "./rules.js";
+import { other } from "./notation.js";
 import { busy, showMessage } from "./ui.js";
 import { seatOf, keepSeat, savedName, rememberName, clockName } from "./online.js";
 

@@ -2,7 +2,7 @@
 // each move a button that shows the position after it.
 
 import { t, num } from "./i18n.js";
-import { sideOfMove } from "./rules.js";
+import { sideOfMove } from "./notation.js";
 import { el } from "./ui.js";
 
 /**

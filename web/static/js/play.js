@@ -8,7 +8,8 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { t, tp, num } from "./i18n.js";
-import { parsePosition, indexOf, ownerOf, letterOf, traceMove, startPosition, boardSeeds, other, sideOfMove } from "./rules.js";
+import { parsePosition, indexOf, ownerOf, letterOf, startPosition, boardSeeds, other, sideOfMove } from "./notation.js";
+import { traceMove } from "./rules.js";
 import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
 import { moveSentence, endSentence, resultSentence, hintSentence, playerName, playerLabel, sideName } from "./explain.js";

@@ -3,7 +3,7 @@
 // hole (the origin is not skipped on long laps), the relay pickup where a
 // lap ends in an occupied hole, and the capture flying to the mover's pile.
 
-import { sideOfMove } from "./rules.js";
+import { sideOfMove } from "./notation.js";
 import { sleep } from "./ui.js";
 
 // Milliseconds per seed dropped, and the most a whole move may take: a
