@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/endodoi/endodoi/book"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -32,6 +33,10 @@ type Config struct {
 	// the board than the root; a root the tablebase holds is answered from
 	// it at once, with a move that realises its value.
 	Tablebase Tablebase
+	// Book takes the values of the opening book of proven values (package
+	// book) as a tablebase too: near the start of a solved board the
+	// engine then knows the exact value and a move that keeps it.
+	Book bool
 }
 
 // DefaultHashMiB is the default transposition table size.
@@ -86,6 +91,7 @@ type Result struct {
 // An Engine runs one search at a time.
 type Engine struct {
 	cfg     Config
+	tb      Tablebase // cfg.Tablebase and the book, or nil
 	weights Weights
 	tt      *table
 	mu      sync.Mutex // held during a search
@@ -111,6 +117,12 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("hash size %d MiB out of range (1 to %d)", cfg.HashMiB, MaxHashMiB)
 	}
 	e := &Engine{cfg: cfg, weights: DefaultWeights, tt: newTable(cfg.HashMiB)}
+	e.tb = cfg.Tablebase
+	if cfg.Book {
+		if b := book.For(cfg.Rules); b != nil {
+			e.tb = Tablebases{cfg.Tablebase, b}
+		}
+	}
 	if cfg.Weights != nil {
 		e.weights = *cfg.Weights
 	}
@@ -152,7 +164,7 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 		ctx, cancel = context.WithTimeout(ctx, lim.MoveTime)
 		defer cancel()
 	}
-	if e.cfg.Tablebase != nil {
+	if e.tb != nil {
 		if res, ok := e.tablebaseResult(p, history, start); ok {
 			if report != nil {
 				report(res.Info)
@@ -249,7 +261,7 @@ func (e *Engine) newSearcher(t int, p rules.Position, history []rules.Position, 
 	s.e, s.rules, s.w, s.tt = e, e.cfg.Rules, &e.weights, e.tt
 	s.stop, s.parent, s.published, s.others = stop, nil, nil, nil
 	s.nodes, s.nodeLimit, s.aborted, s.proofMode, s.helper = 0, nodeLimit, false, false, false
-	s.tb, s.rootBoard = e.cfg.Tablebase, p.OnBoard()
+	s.tb, s.rootBoard = e.tb, p.OnBoard()
 	s.keys, s.board = s.keys[:0], s.board[:0]
 	// A position that occurred twice in the game ends it if it occurs
 	// again; one that occurred once is searched like any other (its third

@@ -17,6 +17,23 @@ type Tablebase interface {
 	Probe(p *rules.Position) (value int, ok bool)
 }
 
+// Tablebases asks each of its tablebases in turn; nil interfaces are
+// skipped.
+type Tablebases []Tablebase
+
+// Probe returns the value from the first tablebase that holds p.
+func (tbs Tablebases) Probe(p *rules.Position) (int, bool) {
+	for _, tb := range tbs {
+		if tb == nil {
+			continue
+		}
+		if v, ok := tb.Probe(p); ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 // progressBudget bounds, in nodes, the search for a way to realise a
 // tablebase win at the root.
 const progressBudget = 200_000
@@ -25,7 +42,7 @@ const progressBudget = 200_000
 // captures plus the future margin after it) when the tablebase holds every
 // position they lead to, and false otherwise.
 func (e *Engine) tablebaseMoves(p *rules.Position) ([]Line, bool) {
-	tb := e.cfg.Tablebase
+	tb := e.tb
 	if tb == nil {
 		return nil, false
 	}
@@ -140,7 +157,7 @@ type progressFinder struct {
 // find returns a line from p (the winner to move) that starts with one of
 // the candidate moves, and false when none is found within the budget.
 func (pf *progressFinder) find(p rules.Position, candidates []rules.Move) ([]rules.Move, bool) {
-	v, _ := pf.e.cfg.Tablebase.Probe(&p)
+	v, _ := pf.e.tb.Probe(&p)
 	for depth := 1; depth <= MaxDepth; depth += 2 {
 		for _, m := range candidates {
 			pf.path = append(pf.path[:0], p)
@@ -163,7 +180,7 @@ func (pf *progressFinder) win(p rules.Position, m rules.Move, v, depth int) (lin
 		return nil, false, true
 	}
 	r := pf.e.cfg.Rules
-	tb := pf.e.cfg.Tablebase
+	tb := pf.e.tb
 	mover := p.ToMove()
 	q, err := p.Play(m, r)
 	if err != nil {

@@ -301,9 +301,10 @@ func checkSearch(t *testing.T, p rules.Position, r rules.Rules, lines []string) 
 
 func TestSessionGoDepth(t *testing.T) {
 	h := newHarness(t)
-	h.send(t, "position startpos 6 4", "go depth 3")
+	// 2×6×5, whose value is not proven: the opening book does not answer.
+	h.send(t, "position startpos 6 5", "go depth 3")
 	lines := h.sink.until(t, "bestmove")
-	p, _ := rules.NewPosition(6, 4)
+	p, _ := rules.NewPosition(6, 5)
 	if d := checkSearch(t, p, rules.DefaultRules(), lines); d != 3 || len(lines) != 4 {
 		t.Errorf("want info at depths 1, 2, 3 and bestmove; got %q", lines)
 	}
@@ -338,7 +339,8 @@ func TestSessionDuringSearch(t *testing.T) {
 	if e := time.Since(start); e > 5*time.Second {
 		t.Errorf("isready during a search took %v", e)
 	}
-	h.send(t, "go depth 2", "position startpos 6 4 moves c", "setoption name Hash value 2", "bogus", "go depth 3")
+	// 2×6×5: its value is not proven, so the opening book does not answer.
+	h.send(t, "go depth 2", "position startpos 6 5 moves c", "setoption name Hash value 2", "bogus", "go depth 3")
 	time.Sleep(50 * time.Millisecond)
 	for _, l := range h.sink.drain() {
 		if !strings.HasPrefix(l, "info depth") {
@@ -357,7 +359,7 @@ func TestSessionDuringSearch(t *testing.T) {
 	if lines[0] != `info string error: unknown command "bogus"` {
 		t.Errorf("after the second search: %q, want the error first", lines[0])
 	}
-	p, _ := rules.NewPosition(6, 4)
+	p, _ := rules.NewPosition(6, 5)
 	p, _ = p.Play(rules.NewMove(rules.South, 2), rules.DefaultRules())
 	if d := checkSearch(t, p, rules.DefaultRules(), lines[1:]); d != 3 {
 		t.Errorf("the waiting go depth 3 reached depth %d", d)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -23,6 +24,8 @@ type Session struct {
 	version string
 	opts    options
 	eng     *engine.Engine // nil until needed after an option change
+	tables  *egtb.Library  // the endgame databases, or nil
+	tb      *egtb.Tablebase
 	game    *rules.Game
 	rng     *rand.Rand // the levels' randomness, seeded from the clock
 }
@@ -106,14 +109,30 @@ func (s *Session) startGame() *rules.Game {
 	return g
 }
 
-// engine returns the engine, making it after an option change.
+// UseTablebases makes the searches take the exact values of the endgame
+// databases of lib for the board being played. The opening book of proven
+// values (package book) is used whether or not there are databases.
+func (s *Session) UseTablebases(lib *egtb.Library) {
+	s.tables, s.eng = lib, nil
+}
+
+// engine returns the engine, making it after an option change or when the
+// board's databases differ from the engine's.
 func (s *Session) engine() (*engine.Engine, error) {
-	if s.eng == nil {
-		e, err := engine.New(engine.Config{Rules: s.opts.rules(), Threads: s.opts.threads, HashMiB: s.opts.hashMiB})
+	var tb *egtb.Tablebase
+	if s.tables != nil {
+		tb = s.tables.Get(s.game.Position().Holes(), s.opts.rules())
+	}
+	if s.eng == nil || tb != s.tb {
+		cfg := engine.Config{Rules: s.opts.rules(), Threads: s.opts.threads, HashMiB: s.opts.hashMiB, Book: true}
+		if tb != nil {
+			cfg.Tablebase = tb // only a non-nil one: a nil pointer in the interface would be probed
+		}
+		e, err := engine.New(cfg)
 		if err != nil {
 			return nil, err
 		}
-		s.eng = e
+		s.eng, s.tb = e, tb
 	}
 	return s.eng, nil
 }
