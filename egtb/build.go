@@ -45,13 +45,14 @@ type CountStats struct {
 	Time      time.Duration // time to solve it
 }
 
-// Progress reports how far a build has got.
+// Progress reports how far a build (or a verification, VerifyCounts) has
+// got.
 type Progress struct {
-	Seeds    int    // the count being solved (or loaded)
+	Seeds    int    // the count being solved (or loaded, or verified)
 	MaxSeeds int    // the last count
 	Loaded   int    // counts read from files finished by an earlier build
-	Done     uint64 // work done in this run, in position passes
-	Total    uint64 // work of this run in all (three passes a position)
+	Done     uint64 // work done in this run, in position passes (verification: positions)
+	Total    uint64 // work of this run in all (three passes a position; verification: one)
 	Elapsed  time.Duration
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -248,8 +249,11 @@ func TestProbeBeyondTheDatabases(t *testing.T) {
 	if _, err := tb.Value(q); err == nil || !strings.Contains(err.Error(), "4 holes") {
 		t.Errorf("another board size: %v", err)
 	}
-	if _, err := Open(dir, 3, rules.Rules{Variant: rules.Cross}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("another variant: %v, want ErrNotFound", err)
+	cross := rules.Rules{Variant: rules.Cross}
+	_, err = Open(dir, 3, cross)
+	if want := fmt.Sprintf("no endgame database for 3 holes a row under %s in %s; build one with: endodoi egtb build --holes 3 --max-seeds N --dir %s",
+		cross, dir, dir); !errors.Is(err, ErrNotFound) || err.Error() != want {
+		t.Errorf("another variant: %v, want ErrNotFound saying %q", err, want)
 	}
 	if _, err := Open(dir, 3, rules.Rules{MaxLaps: 10}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("another lap cap: %v, want ErrNotFound", err)

@@ -48,6 +48,8 @@ type EngineResult struct {
 	Score int
 	Exact bool
 	PV    []rules.Move
+	// ScoreText is Score as the engine writes it, for the report.
+	ScoreText string
 }
 
 // Bound is the result of a bounding search (Tablebase.Bounds) of one
@@ -106,6 +108,12 @@ func SolveMemory(holes, n int) float64 {
 	return 3*float64(CumulativeSize(holes, n)) + 36*float64(Size(holes, n))
 }
 
+// searches reports whether Solve searches from p rather than solve every
+// position up to p's seeds: when that would take more than opt.Memory.
+func (opt SolveOptions) searches(p rules.Position) bool {
+	return SolveMemory(p.Holes(), p.OnBoard()) > opt.Memory
+}
+
 // maxPV bounds the principal variations Solve reads from the databases.
 const maxPV = 400
 
@@ -121,7 +129,7 @@ func Solve(ctx context.Context, p rules.Position, opt SolveOptions) (Solution, e
 	}
 	sol := Solution{Memory: SolveMemory(p.Holes(), p.OnBoard())}
 	start := time.Now()
-	if sol.Memory > opt.Memory {
+	if opt.searches(p) {
 		sol.Method = Searched
 		err := solveBySearch(ctx, p, opt, &sol)
 		sol.Elapsed = time.Since(start)

@@ -49,6 +49,21 @@ var ErrNotFound = errors.New("no endgame database")
 // board than the databases hold.
 var ErrBeyond = errors.New("more seeds on the board than the databases hold")
 
+// noDatabase is Open's error for a folder without databases for boards of
+// holes a row under r: it wraps ErrNotFound and gives the command that
+// builds them.
+func noDatabase(dir string, holes int, r rules.Rules) error {
+	return fmt.Errorf("%w for %d holes a row under %s in %s; build one with: endodoi egtb build --holes %d --max-seeds N --dir %s",
+		ErrNotFound, holes, r, dir, holes, dir)
+}
+
+// beyondError is an error wrapping ErrBeyond whose message, of its own,
+// says what to build.
+type beyondError struct{ msg string }
+
+func (e *beyondError) Error() string { return e.msg }
+func (e *beyondError) Unwrap() error { return ErrBeyond }
+
 func newTablebase(holes, max int, r rules.Rules, dir string) *Tablebase {
 	return &Tablebase{holes: holes, rules: r, dir: dir, max: max, slots: make([]slot, max+1)}
 }
@@ -56,8 +71,8 @@ func newTablebase(holes, max int, r rules.Rules, dir string) *Tablebase {
 // Open returns the databases in dir for boards of the given holes a row
 // under rules r: every count from 0 up to the first one missing. It reads
 // only the files' headers; each count's file is read and its checksum
-// checked when first needed. It returns an error wrapping ErrNotFound when
-// dir has not even the 0-seed file.
+// checked when first needed. When dir has not even the 0-seed file, it
+// returns an error wrapping ErrNotFound that says what to build.
 func Open(dir string, holes int, r rules.Rules) (*Tablebase, error) {
 	if holes < rules.MinHoles || holes > rules.MaxHoles {
 		return nil, fmt.Errorf("egtb: holes a row %d out of range (%d to %d)", holes, rules.MinHoles, rules.MaxHoles)
@@ -82,7 +97,7 @@ func Open(dir string, holes int, r rules.Rules) (*Tablebase, error) {
 		max = n
 	}
 	if max < 0 {
-		return nil, fmt.Errorf("egtb: %w for %d holes a row under %s in %s", ErrNotFound, holes, r, dir)
+		return nil, noDatabase(dir, holes, r)
 	}
 	return newTablebase(holes, max, r, dir), nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/endodoi/endodoi/rules"
 )
@@ -98,4 +100,117 @@ type VerifyResult struct {
 	Checked    uint64     // positions checked
 	Mismatches uint64     // positions whose value is wrong
 	Examples   []Mismatch // the first few of them
+}
+
+// CountCheck is the verification of one seed count.
+type CountCheck struct {
+	Seeds int
+	VerifyResult
+}
+
+// String is the count's line of a verification's report, "  7 seeds:
+// 3432 positions, ok", followed by a line for each example of a wrong
+// value.
+func (c CountCheck) String() string {
+	if c.Mismatches == 0 {
+		return fmt.Sprintf("%3d seeds: %d positions, ok", c.Seeds, c.Checked)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%3d seeds: %d positions, %d WRONG", c.Seeds, c.Checked, c.Mismatches)
+	for _, m := range c.Examples {
+		fmt.Fprintf(&b, "\n    %s", m)
+	}
+	return b.String()
+}
+
+// VerifyOptions configure VerifyCounts.
+type VerifyOptions struct {
+	Seeds   int // the count to check; below 0, every count held
+	Workers int // goroutines; 0 means GOMAXPROCS
+	// Progress, if not nil, is called at most five times a second, one
+	// call at a time, with the count being checked and the positions
+	// checked of all (Done of Total; MaxSeeds and Loaded unused).
+	Progress func(Progress)
+	// Checked, if not nil, is called as each count is done, in order.
+	Checked func(CountCheck)
+}
+
+// VerifyReport is the outcome of VerifyCounts.
+type VerifyReport struct {
+	Counts  []CountCheck
+	Elapsed time.Duration
+}
+
+// Wrong returns the number of counts with wrong values.
+func (r VerifyReport) Wrong() int {
+	n := 0
+	for _, c := range r.Counts {
+		if c.Mismatches > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Err says how many counts have wrong values; nil when none has.
+func (r VerifyReport) Err() error {
+	if bad := r.Wrong(); bad > 0 {
+		return fmt.Errorf("%d of %d counts have wrong values", bad, len(r.Counts))
+	}
+	return nil
+}
+
+// String is the last line of a verification that found nothing wrong.
+func (r VerifyReport) String() string {
+	return fmt.Sprintf("all %d counts verified in %v", len(r.Counts), r.Elapsed.Round(time.Millisecond))
+}
+
+// examplesPerCount is how many wrong values VerifyCounts lists a count.
+const examplesPerCount = 5
+
+// VerifyCounts verifies (Verify) one count or every count held, smallest
+// first, listing up to five wrong values of each. A count beyond those
+// held is refused, before any work, with an error wrapping ErrBeyond that
+// names it as endodoi egtb verify's --seeds.
+func (tb *Tablebase) VerifyCounts(ctx context.Context, opt VerifyOptions) (VerifyReport, error) {
+	lo, hi := 0, tb.max
+	if opt.Seeds >= 0 {
+		if opt.Seeds > tb.max {
+			return VerifyReport{}, &beyondError{fmt.Sprintf("--seeds %d: the databases in %s for %d holes a row hold at most %d seeds",
+				opt.Seeds, tb.dir, tb.holes, tb.max)}
+		}
+		lo, hi = opt.Seeds, opt.Seeds
+	}
+	var total uint64
+	for n := lo; n <= hi; n++ {
+		total += Size(tb.holes, n)
+	}
+	var rep VerifyReport
+	var done atomic.Uint64
+	var drawing sync.Mutex
+	var drawn time.Duration
+	start := time.Now()
+	for n := lo; n <= hi; n++ {
+		res, err := tb.Verify(ctx, n, examplesPerCount, opt.Workers, func(d uint64) {
+			all := done.Add(d)
+			if opt.Progress == nil || !drawing.TryLock() {
+				return
+			}
+			defer drawing.Unlock()
+			if now := time.Since(start); now-drawn >= 200*time.Millisecond {
+				drawn = now
+				opt.Progress(Progress{Seeds: n, Done: all, Total: total, Elapsed: now})
+			}
+		})
+		if err != nil {
+			return rep, err
+		}
+		c := CountCheck{Seeds: n, VerifyResult: res}
+		rep.Counts = append(rep.Counts, c)
+		if opt.Checked != nil {
+			opt.Checked(c)
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
 }

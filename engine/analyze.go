@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -26,8 +27,53 @@ type Line struct {
 // once every score is exact, unless lim.Infinite. It returns no lines when
 // the side to move has no legal move.
 func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.Position, lim Limits, report func(depth int, lines []Line)) ([]Line, error) {
+	var each func(Info, []Line)
+	if report != nil {
+		each = func(info Info, lines []Line) { report(info.Depth, lines) }
+	}
+	lines, _, err := e.analyze(ctx, p, history, lim, each)
+	return lines, err
+}
+
+// BestLines returns the k best moves of p, best first, or all of them when
+// k is 0; no lines when the side to move has none. One line asks only
+// which move is best, so it is Search's answer; more lines are Analyze's,
+// cut to k. report, if not nil, receives each completed iteration: the
+// best line's score and moves, and the nodes and time so far. The Info
+// returned is the last completed iteration's, with the nodes and time of
+// the whole search; its Depth is 0 when the search was stopped before the
+// first iteration ended, and the lines are then the moves, unscored.
+func (e *Engine) BestLines(ctx context.Context, p rules.Position, history []rules.Position, lim Limits, k int, report func(Info)) ([]Line, Info, error) {
+	if k < 0 {
+		return nil, Info{}, fmt.Errorf("engine: %d best lines: want 0 (all) or more", k)
+	}
+	if k != 1 {
+		var each func(Info, []Line)
+		if report != nil {
+			each = func(info Info, _ []Line) { report(info) }
+		}
+		lines, info, err := e.analyze(ctx, p, history, lim, each)
+		if k > 0 && k < len(lines) {
+			lines = lines[:k]
+		}
+		return lines, info, err
+	}
+	res, err := e.Search(ctx, p, history, lim, report)
+	if err != nil || res.Move == rules.NoMove {
+		return nil, res.Info, err
+	}
+	pv := res.PV
+	if len(pv) == 0 || pv[0] != res.Move {
+		pv = []rules.Move{res.Move}
+	}
+	return []Line{{Move: res.Move, Score: res.Score, Exact: res.Exact, PV: pv}}, res.Info, nil
+}
+
+// analyze is Analyze, reporting each iteration's Info beside its lines
+// and returning the last one's.
+func (e *Engine) analyze(ctx context.Context, p rules.Position, history []rules.Position, lim Limits, report func(Info, []Line)) ([]Line, Info, error) {
 	if p.Holes() < rules.MinHoles {
-		return nil, ErrNoPosition
+		return nil, Info{}, ErrNoPosition
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -46,20 +92,23 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 		for i := range lines {
 			lines[i].PV = e.tablebasePV(p, lines[i].Move, 16)
 		}
+		info := bestInfo(1, lines, 0, start)
 		if report != nil {
-			report(1, lines)
+			report(info, lines)
 		}
 		if lim.Infinite {
 			<-ctx.Done()
 		}
-		return lines, nil
+		info.Elapsed = time.Since(start)
+		return lines, info, nil
 	}
 	s := e.newSearcher(0, p, history, &stop, lim.Nodes)
 	moves := p.LegalMoves(e.cfg.Rules)
 	if len(moves) == 0 {
-		return nil, nil
+		return nil, Info{Score: -Score(p.OnBoard()) * Seed, Exact: true, Elapsed: time.Since(start)}, nil
 	}
 	var lines []Line
+	var info Info
 	maxDepth := MaxDepth
 	if lim.Depth > 0 {
 		maxDepth = min(lim.Depth, MaxDepth)
@@ -84,8 +133,9 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 		}
 		slices.SortStableFunc(next, func(a, b Line) int { return int(b.Score - a.Score) })
 		lines = next
+		info = bestInfo(d, lines, s.nodes, start)
 		if report != nil {
-			report(d, lines)
+			report(info, lines)
 		}
 		if allExact && !lim.Infinite {
 			break
@@ -103,5 +153,12 @@ func (e *Engine) Analyze(ctx context.Context, p rules.Position, history []rules.
 	if lim.Infinite {
 		<-ctx.Done()
 	}
-	return lines, nil
+	info.Nodes, info.Elapsed = s.nodes, time.Since(start)
+	return lines, info, nil
+}
+
+// bestInfo reports an iteration of depth d of Analyze by its best line.
+func bestInfo(d int, lines []Line, nodes uint64, start time.Time) Info {
+	best := lines[0]
+	return Info{Depth: d, Score: best.Score, Exact: best.Exact, Nodes: nodes, Elapsed: time.Since(start), PV: best.PV}
 }

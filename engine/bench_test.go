@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/endodoi/endodoi/rules"
 )
@@ -22,4 +24,44 @@ func BenchmarkSearch(b *testing.B) {
 		nodes += res.Nodes
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// TestBench: every position is searched and reported, the totals are the
+// reports' sums, the node count repeats, and a cancelled context stops it.
+func TestBench(t *testing.T) {
+	e, err := New(Config{HashMiB: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() uint64 {
+		var seen []string
+		var sum uint64
+		var took time.Duration
+		nodes, elapsed, err := e.Bench(context.Background(), 3, func(p string, res Result) {
+			seen = append(seen, p)
+			sum += res.Nodes
+			took += res.Elapsed
+			if res.Depth != 3 && !res.Exact {
+				t.Errorf("%s: depth %d", p, res.Depth)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(seen, BenchPositions) {
+			t.Errorf("reported %v", seen)
+		}
+		if nodes != sum || elapsed != took || nodes == 0 {
+			t.Errorf("totals %d nodes, %v; reports %d, %v", nodes, elapsed, sum, took)
+		}
+		return nodes
+	}
+	if a, b := run(), run(); a != b {
+		t.Errorf("node counts %d, then %d", a, b)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := e.Bench(ctx, 3, nil); err == nil {
+		t.Error("cancelled: no error")
+	}
 }

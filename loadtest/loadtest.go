@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -88,7 +89,7 @@ type Config struct {
 	ProgressInterval time.Duration
 }
 
-// withDefaults fills in the zero fields and checks the bounds.
+// withDefaults fills in the zero fields and checks the bounds (Validate).
 func (cfg Config) withDefaults() (Config, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultURL
@@ -105,25 +106,40 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.ProgressInterval == 0 {
 		cfg.ProgressInterval = DefaultProgressInterval
 	}
+	if cfg.ProgressInterval < 0 {
+		return cfg, fmt.Errorf("negative progress interval %v", cfg.ProgressInterval)
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate returns the error of the first value of cfg out of its bounds,
+// naming it by the option of endodoi loadtest that sets it, or nil. It
+// takes cfg as it is: the zero Holes, Seeds and Timeout that Run fills in
+// are out of bounds here, as they are on the command line. Run fills them
+// in, then validates.
+func (cfg Config) Validate() error {
 	switch {
 	case cfg.Games < 1 || cfg.Games > MaxGames:
-		return cfg, fmt.Errorf("games %d out of range (1 to %d)", cfg.Games, MaxGames)
-	case cfg.Duration <= 0 || cfg.Duration > MaxDuration:
-		return cfg, fmt.Errorf("duration %v out of range (above 0, up to %v)", cfg.Duration, MaxDuration)
+		return fmt.Errorf("--games %d out of range (1 to %d)", cfg.Games, MaxGames)
 	case !(cfg.Rate >= 0 && cfg.Rate <= MaxRate): // also refuses NaN
-		return cfg, fmt.Errorf("rate %g out of range (0 to %d moves a second)", cfg.Rate, MaxRate)
+		return fmt.Errorf("--rate %g out of range (0 to %d)", cfg.Rate, MaxRate)
+	case cfg.Duration <= 0 || cfg.Duration > MaxDuration:
+		return fmt.Errorf("--duration %v out of range (above 0, up to %v)", cfg.Duration, MaxDuration)
 	case cfg.Holes < rules.MinHoles || cfg.Holes > rules.MaxHoles:
-		return cfg, fmt.Errorf("holes %d out of range (%d to %d)", cfg.Holes, rules.MinHoles, rules.MaxHoles)
+		return fmt.Errorf("--holes %d out of range (%d to %d)", cfg.Holes, rules.MinHoles, rules.MaxHoles)
 	case cfg.Seeds < rules.MinStartSeeds || cfg.Seeds > rules.MaxStartSeeds:
-		return cfg, fmt.Errorf("seeds %d out of range (%d to %d)", cfg.Seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
-	case cfg.Timeout < 0 || cfg.ProgressInterval < 0:
-		return cfg, fmt.Errorf("negative timeout or progress interval")
+		return fmt.Errorf("--seeds %d out of range (%d to %d)", cfg.Seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
+	case cfg.Timeout <= 0:
+		return fmt.Errorf("--timeout %v: want a positive duration", cfg.Timeout)
+	case !cfg.Online && (cfg.Ramp != 0 || cfg.ExpectRestart || cfg.PeerURL != ""):
+		return errors.New("--peer, --ramp and --expect-restart go with --online")
 	case cfg.Online && !(cfg.Rate > 0 && cfg.Rate <= MaxOnlineRate):
-		return cfg, fmt.Errorf("rate %g out of range for online games (above 0, up to %d moves a second: the server allows each connection %d messages a second)", cfg.Rate, MaxOnlineRate, MaxOnlineRate)
+		return fmt.Errorf("--rate %g out of range with --online (above 0, up to %d: the server allows each connection %d messages a second)",
+			cfg.Rate, MaxOnlineRate, MaxOnlineRate)
 	case cfg.Ramp < 0 || cfg.Ramp > 0 && cfg.Ramp >= cfg.Duration:
-		return cfg, fmt.Errorf("ramp %v out of range (0 up to less than the duration %v)", cfg.Ramp, cfg.Duration)
+		return fmt.Errorf("--ramp %v out of range (0 up to less than --duration %v)", cfg.Ramp, cfg.Duration)
 	}
-	return cfg, nil
+	return nil
 }
 
 // GameLog is one game a run created and the moves the server acknowledged
@@ -151,9 +167,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	base, err := target(ctx, cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("load test: %w", err)
-	}
-	if cfg.PeerURL != "" && !cfg.Online {
-		return nil, fmt.Errorf("load test: a second server (PeerURL) is for online runs")
 	}
 	if cfg.Online {
 		peer := base

@@ -13,11 +13,13 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
 )
@@ -133,6 +135,48 @@ func TestBounds(t *testing.T) {
 		if _, err := Run(context.Background(), c); err == nil || strings.Contains(err.Error(), "loopback") {
 			t.Errorf("%s: %v, want a bounds error", name, err)
 		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Config{Games: 1, Rate: 1, Duration: 20 * time.Second, Holes: 6, Seeds: 4, Timeout: time.Second}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("a sound config: %v", err)
+	}
+	online := ok
+	online.Online, online.Ramp, online.ExpectRestart, online.PeerURL = true, time.Second, true, "http://127.0.0.1:8081"
+	if err := online.Validate(); err != nil {
+		t.Fatalf("a sound online config: %v", err)
+	}
+	for _, tc := range []struct {
+		cfg    Config
+		change func(*Config)
+		want   string
+	}{
+		{ok, func(c *Config) { c.Games = 0 }, "--games 0 out of range (1 to 10000)"},
+		{ok, func(c *Config) { c.Rate = math.NaN() }, "--rate NaN out of range (0 to 1000)"},
+		{ok, func(c *Config) { c.Rate = -1 }, "--rate -1 out of range (0 to 1000)"},
+		{ok, func(c *Config) { c.Duration = 11 * time.Minute }, "--duration 11m0s out of range (above 0, up to 10m0s)"},
+		{ok, func(c *Config) { c.Holes = 0 }, "--holes 0 out of range (2 to 16)"},
+		{ok, func(c *Config) { c.Seeds = 0 }, "--seeds 0 out of range (1 to " + strconv.Itoa(rules.MaxStartSeeds) + ")"},
+		{ok, func(c *Config) { c.Timeout = 0 }, "--timeout 0s: want a positive duration"},
+		{ok, func(c *Config) { c.Ramp = time.Second }, "--peer, --ramp and --expect-restart go with --online"},
+		{ok, func(c *Config) { c.ExpectRestart = true }, "--peer, --ramp and --expect-restart go with --online"},
+		{ok, func(c *Config) { c.PeerURL = "http://127.0.0.1:8081" }, "--peer, --ramp and --expect-restart go with --online"},
+		{online, func(c *Config) { c.Rate = 0 }, "--rate 0 out of range with --online (above 0, up to 20: the server allows each connection 20 messages a second)"},
+		{online, func(c *Config) { c.Ramp = c.Duration }, "--ramp 20s out of range (0 up to less than --duration 20s)"},
+		{online, func(c *Config) { c.Ramp = -time.Second }, "--ramp -1s out of range (0 up to less than --duration 20s)"},
+	} {
+		c := tc.cfg
+		tc.change(&c)
+		if err := c.Validate(); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: %v, want %q", c, err, tc.want)
+		}
+	}
+	// Run fills in the zero fields before validating.
+	zero := Config{BaseURL: "http://192.0.2.1:1", Games: 1, Duration: time.Second}
+	if _, err := Run(context.Background(), zero); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("a config with its defaults to fill in: %v, want the loopback refusal", err)
 	}
 }
 

@@ -203,8 +203,10 @@ func (s *Server) expireIdle(ctx context.Context) {
 }
 
 // Close waits for the work Start began to finish once its context has
-// ended. It does nothing for a server that was not started.
+// ended, after stopping the reviews under way (review.go): a review is
+// made again on request. Started or not, no review starts afterwards.
 func (s *Server) Close() {
+	s.reviews.wait()
 	if s.done != nil {
 		<-s.done
 	}

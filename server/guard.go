@@ -10,7 +10,7 @@ import (
 )
 
 // MaxHeaderBytes bounds a request's header lines, as counted by guard; the
-// HTTP server's own, larger, limit (see cmd serve) cuts off what is beyond.
+// HTTP server's own, larger, limit (ListenAndServe) cuts off what is beyond.
 const MaxHeaderBytes = 32 << 10
 
 // guard checks what every API request must satisfy before a handler sees

@@ -12,7 +12,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
@@ -360,7 +359,56 @@ func notOver(l *loaded) error {
 	if l.game.Over() {
 		return errorf(http.StatusConflict, "the game is over (%s)", l.game.Status())
 	}
+	if resigned(l) {
+		return errorf(http.StatusConflict, "the game is over (%s)", endText(endResign))
+	}
 	return nil
+}
+
+// resigned reports whether a game played on one device was resigned. Its
+// stored result is then decided while its moves leave it going: the
+// moves alone decide the result of every other such game.
+func resigned(l *loaded) bool {
+	return l.stored.Online == nil && !l.game.Over() && l.stored.Result != "" && l.stored.Result != "*"
+}
+
+// localAction answers POST /api/games/{id}/actions for a game played on
+// one device: "resign", by the person against the computer, or by the
+// side to move between two people. It needs no seat: like its moves, the
+// game belongs to whoever has it open.
+func (s *Server) localAction(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	var req actionRequest
+	if err := decode(w, r, &req, false); err != nil {
+		return err
+	}
+	if req.Action != "resign" {
+		return errorf(http.StatusBadRequest, "action %q: a game played on one device takes only resign", clip(req.Action))
+	}
+	if req.Ply == nil {
+		return errorf(http.StatusBadRequest, "give the number of moves you saw, as in {\"action\": \"resign\", \"ply\": 12}")
+	}
+	if err := checkPly(req.Ply, l); err != nil {
+		return err
+	}
+	if err := notOver(l); err != nil {
+		return err
+	}
+	loser := l.game.Position().ToMove()
+	if c := l.stored.Computer; c != nil {
+		loser = c.Side.Opponent()
+	}
+	result := rules.WinFor(loser.Opponent()).Token()
+	ply := l.game.Ply()
+	if err := s.store.Update(r.Context(), l.stored.ID, store.Change{Ply: ply, From: ply, Result: result}); err != nil {
+		return err
+	}
+	l.stored.Result, l.stored.Updated = result, time.Now().UTC()
+	v, err := s.view(r.Context(), l)
+	if err == nil {
+		s.publish(l.stored.ID, "resign", v, nil)
+		writeJSON(w, http.StatusOK, v)
+	}
+	return err
 }
 
 // listByID answers with the summaries of the games named, for a page's
@@ -453,7 +501,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 	if err := s.store.AppendMove(r.Context(), l.stored.ID, ply, m, l.game.Result().Token()); err != nil {
 		return err
 	}
-	l.stored.Moves = append(l.stored.Moves, m)
+	l.stored.Moves, l.stored.Result = append(l.stored.Moves, m), l.game.Result().Token()
 	l.stored.Updated = time.Now().UTC()
 	v, err := s.view(r.Context(), l)
 	if err == nil {
@@ -486,13 +534,9 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 	if l.game.Position().ToMove() != c.Side {
 		return errorf(http.StatusConflict, "it is not the computer's move")
 	}
-	// The strongest levels play endgames the databases hold perfectly.
-	var tb *egtb.Tablebase
-	if c.Level >= strongestLevels {
-		tb = s.tablebase(l.game.Position().Holes(), l.game.Rules())
-	}
+	// The strongest levels play what is proven perfectly.
 	var res engine.Result
-	err := s.withEngine(r.Context(), l.game.Rules(), tb, func(e *engine.Engine) (err error) {
+	err := s.withEngine(r.Context(), l.game.Rules(), l.game.Position().Holes(), c.Level >= strongestLevels, func(e *engine.Engine) (err error) {
 		res, err = e.PlayLevel(r.Context(), l.game.Position(), l.game.History(), c.Level, newRand())
 		return err
 	})
@@ -525,6 +569,9 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 	if l.stored.SeriesID != "" && l.game.Over() {
 		return errorf(http.StatusConflict, "the game is over and counted in its series")
 	}
+	if resigned(l) {
+		return errorf(http.StatusConflict, "the game was resigned: its result stands")
+	}
 	l.game.Undo()
 	if c := l.stored.Computer; c != nil {
 		for l.game.Ply() > 0 && l.game.Position().ToMove() == c.Side {
@@ -535,7 +582,7 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 	if err := s.store.Truncate(r.Context(), l.stored.ID, had, ply, l.game.Result().Token()); err != nil {
 		return err
 	}
-	l.stored.Moves = l.stored.Moves[:ply]
+	l.stored.Moves, l.stored.Result = l.stored.Moves[:ply], l.game.Result().Token()
 	v, err := s.view(r.Context(), l)
 	if err == nil {
 		s.publish(l.stored.ID, "takeback", v, nil)
@@ -572,7 +619,7 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	}
 	p := l.game.Position()
 	var res engine.Result
-	err := s.withEngine(r.Context(), l.game.Rules(), s.tablebase(p.Holes(), l.game.Rules()), func(e *engine.Engine) (err error) {
+	err := s.withEngine(r.Context(), l.game.Rules(), p.Holes(), true, func(e *engine.Engine) (err error) {
 		res, err = e.Search(r.Context(), p, l.game.History(), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
 		return err
 	})
@@ -660,19 +707,9 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		multi = *req.MultiPV
 	}
 	lines := []lineView{}
-	err = s.withEngine(ctx, g.Rules(), s.tablebase(p.Holes(), g.Rules()), func(e *engine.Engine) error {
-		if multi == 1 {
-			res, err := e.Search(ctx, p, g.History(), lim, nil)
-			if err == nil {
-				lines = append(lines, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
-			}
-			return err
-		}
-		all, err := e.Analyze(ctx, p, g.History(), lim, nil)
-		for i, l := range all {
-			if multi > 0 && i == multi {
-				break
-			}
+	err = s.withEngine(ctx, g.Rules(), p.Holes(), true, func(e *engine.Engine) error {
+		best, _, err := e.BestLines(ctx, p, g.History(), lim, multi, nil)
+		for _, l := range best {
 			lines = append(lines, newLineView(p, l.Move, l.Score, l.Exact, l.PV))
 		}
 		return err

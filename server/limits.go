@@ -121,16 +121,16 @@ type enginePool struct {
 }
 
 type engineKey struct {
-	rules rules.Rules
-	tb    *egtb.Tablebase
+	rules   rules.Rules
+	tb      *egtb.Tablebase
+	perfect bool
 }
 
 // searchHashMiB is the table size of the server's engines: a search here
 // lasts at most a few seconds.
 const searchHashMiB = 16
 
-func (p *enginePool) get(r rules.Rules, tb *egtb.Tablebase) (*engine.Engine, error) {
-	k := engineKey{r.Canonical(), tb}
+func (p *enginePool) get(k engineKey) (*engine.Engine, error) {
 	p.mu.Lock()
 	if list := p.free[k]; len(list) > 0 {
 		e := list[len(list)-1]
@@ -141,17 +141,14 @@ func (p *enginePool) get(r rules.Rules, tb *egtb.Tablebase) (*engine.Engine, err
 		return e, nil
 	}
 	p.mu.Unlock()
-	cfg := engine.Config{Rules: r, HashMiB: searchHashMiB}
-	if tb != nil {
-		cfg.Tablebase = tb // only a non-nil one: a nil pointer in the interface would be probed
+	cfg := engine.Config{Rules: k.rules, HashMiB: searchHashMiB, Book: k.perfect}
+	if k.tb != nil {
+		cfg.Tablebase = k.tb // only a non-nil one: a nil pointer in the interface would be probed
 	}
 	return engine.New(cfg)
 }
 
-func (p *enginePool) put(e *engine.Engine) {
-	cfg := e.Config()
-	tb, _ := cfg.Tablebase.(*egtb.Tablebase)
-	k := engineKey{cfg.Rules, tb}
+func (p *enginePool) put(k engineKey, e *engine.Engine) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.idle >= p.max {
@@ -168,19 +165,26 @@ func (p *enginePool) put(e *engine.Engine) {
 	p.idle++
 }
 
-// withEngine runs f with an engine for games under r (with the endgame
-// databases tb, if not nil), once a search slot is free.
-func (s *Server) withEngine(ctx context.Context, r rules.Rules, tb *egtb.Tablebase, f func(*engine.Engine) error) error {
+// withEngine runs f with an engine for games under r on boards of holes a
+// row, once a search slot is free. A perfect engine takes every exact
+// value the server knows: the opening book of proven values and the
+// endgame databases (the hints, the analysis and the strongest levels); the
+// others search on their own, and keep their mistakes.
+func (s *Server) withEngine(ctx context.Context, r rules.Rules, holes int, perfect bool, f func(*engine.Engine) error) error {
 	release, err := s.slots.acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	e, err := s.engines.get(r, tb)
+	k := engineKey{rules: r.Canonical(), perfect: perfect}
+	if perfect {
+		k.tb = s.tablebase(holes, r)
+	}
+	e, err := s.engines.get(k)
 	if err != nil {
 		return err
 	}
-	defer s.engines.put(e)
+	defer s.engines.put(k, e)
 	return f(e)
 }
 

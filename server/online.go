@@ -667,7 +667,7 @@ func (s *Server) rematch(ctx context.Context, l *loaded, o *store.Online, side r
 // actions answers POST /api/games/{id}/actions: an action of a seat.
 func (s *Server) actions(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	if l.stored.Online == nil {
-		return errorf(http.StatusConflict, "actions are for online games; this game is played on one device")
+		return s.localAction(w, r, l)
 	}
 	side, err := s.seatOf(r.Context(), l, bearer(r))
 	if err != nil {
@@ -768,14 +768,20 @@ func (s *Server) expire(ctx context.Context, l *loaded, now time.Time) error {
 	return s.saveOnline(ctx, l, &o, result, endExpired)
 }
 
-// terminationTag names how an online game ended in its record, whose
+// terminationTag names how a game ended other than by the rules of play
+// (online, or resigned on one device) in its record, whose
 // result follows from the moves alone.
 func terminationTag(l *loaded) (record.Tag, bool) {
-	o := l.stored.Online
-	if o == nil || o.End == "" {
+	end := ""
+	if o := l.stored.Online; o != nil {
+		end = o.End
+	} else if resigned(l) {
+		end = endResign
+	}
+	if end == "" {
 		return record.Tag{}, false
 	}
-	text := endText(o.End)
+	text := endText(end)
 	if res, err := rules.ParseResult(l.stored.Result); err == nil {
 		if side, ok := res.Winner(); ok {
 			text += fmt.Sprintf("; %s won", side)

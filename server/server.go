@@ -24,6 +24,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
@@ -52,6 +53,7 @@ type Server struct {
 	engines *enginePool
 	live    liveHub    // the live connections of the games watched now
 	clocks  clockWatch // the timers of the running clocks
+	reviews reviewer   // the reviews of finished games under way (review.go)
 
 	ctx  context.Context // ends when the server stops (Start)
 	done chan struct{}   // closed when Start's work has finished
@@ -63,7 +65,7 @@ type Server struct {
 
 	trustProxy bool // see Options
 
-	tb *tablebases // nil without endgame databases
+	tb *egtb.Library // nil without endgame databases
 }
 
 // New returns a server over st with the default Options.
@@ -94,7 +96,10 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("GET /api/series/{id}", s.getSeries)
 	s.mux.HandleFunc("POST /api/series/{id}/next", s.nextGame)
 	s.mux.HandleFunc("POST /api/analyze", s.limited(analysis, s.analyze))
+	s.mux.HandleFunc("POST /api/games/{id}/review", s.limited(analysis, s.game(false, s.startReview)))
+	s.mux.HandleFunc("GET /api/games/{id}/review", s.game(false, s.getReview))
 	s.mux.HandleFunc("POST /api/position", s.position)
+	s.mux.HandleFunc("GET /api/tablebases", s.tablebaseStatus)
 	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
 	s.guard = s.guarded(s.mux)
 	if n, ok := st.(store.Notifier); ok {

@@ -47,15 +47,16 @@ type copier interface {
 
 // CopyReport is what Copy copied.
 type CopyReport struct {
-	Games, Moves, Series, Online int
-	Alive                        bool // the server's heartbeat was copied
+	Games, Moves, Series, Online, Reviews int
+	Alive                                 bool // the server's heartbeat was copied
 }
 
 // copyBatch is how many games one transaction of a copy stores.
 const copyBatch = 200
 
 // Copy copies the games of src into dst: every game with its moves, its
-// online state and import key, every series, and the server's heartbeat.
+// online state, import key and review, every series, and the server's
+// heartbeat.
 // The games keep their IDs, times and revisions, and the listing its
 // order. dst must hold no game and no series (else ErrNotEmpty); no
 // program should write to src meanwhile. After the copy, Copy reads both
@@ -117,6 +118,11 @@ func Copy(ctx context.Context, dst, src Store, progress func(stage string, done,
 			batch = append(batch, placedGame{Game: g, Touched: ref.Touched})
 		}
 		if err := to.restore(ctx, nil, batch); err != nil {
+			return rep, fmt.Errorf("copying games: %w", err)
+		}
+		n, err := copyReviews(ctx, dst, src, chunk)
+		rep.Reviews += n
+		if err != nil {
 			return rep, fmt.Errorf("copying games: %w", err)
 		}
 		done += len(chunk)
@@ -195,6 +201,9 @@ func verifyCopy(ctx context.Context, dst, src copier, inv inventory, progress fu
 		if d := diffGame(a, b); d != "" {
 			return fmt.Errorf("game %s: %s", ref.ID, d)
 		}
+		if d, err := diffReview(ctx, dst, src, ref.ID); err != nil || d != "" {
+			return errors.Join(err, fmt.Errorf("game %s: review: %s", ref.ID, d))
+		}
 		if (i+1)%copyBatch == 0 || i+1 == len(inv.Games) {
 			progress("checking", i+1, len(inv.Games))
 		}
@@ -211,6 +220,55 @@ func verifyCopy(ctx context.Context, dst, src copier, inv inventory, progress fu
 		return fmt.Errorf("the heartbeat is %v (%t) in the copy, %v (%t) in the source", b, bok, a, aok)
 	}
 	return nil
+}
+
+// copyReviews copies the reviews of the games in refs, with their times,
+// and returns how many it copied.
+func copyReviews(ctx context.Context, dst, src Store, refs []placed) (int, error) {
+	n := 0
+	for _, ref := range refs {
+		r, err := src.Review(ctx, ref.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := dst.SaveReview(ctx, r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// diffReview describes how the review of game id differs in dst from src's,
+// or returns "" when they are the same (or neither has one).
+func diffReview(ctx context.Context, dst, src Store, id string) (string, error) {
+	read := func(s Store) (*Review, error) {
+		r, err := s.Review(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
+		return r, err
+	}
+	a, err := read(src)
+	if err != nil {
+		return "", err
+	}
+	b, err := read(dst)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case a == nil && b == nil:
+		return "", nil
+	case a == nil || b == nil:
+		return fmt.Sprintf("in the source %t, in the copy %t", a != nil, b != nil), nil
+	case a.Key != b.Key || string(a.Data) != string(b.Data) || !a.Created.Equal(b.Created):
+		return "copied with another key, time or content", nil
+	}
+	return "", nil
 }
 
 // diffGame describes the first difference between the stored games a and

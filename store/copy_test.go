@@ -13,8 +13,8 @@ import (
 
 // fillVaried stores games of every kind: local games with and without the
 // computer, taken back and renamed, a series, an imported game, online
-// games in progress, ended and with offers, an empty series and the
-// heartbeat.
+// games in progress, ended (and reviewed) and with offers, an empty
+// series and the heartbeat.
 func fillVaried(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -53,6 +53,8 @@ func fillVaried(t *testing.T, s Store) {
 	name := "Kakuta"
 	check(s.Update(ctx, vsComputer.ID, Change{Ply: 1, From: 1, Result: "*", North: &name}))
 	check(s.SetAlive(ctx, time.Date(2026, 3, 1, 12, 5, 0, 999e6, time.UTC)))
+	check(s.SaveReview(ctx, &Review{GameID: ended.ID, Key: "key", Data: []byte(`{"plies": []}`),
+		Created: time.Date(2026, 3, 1, 12, 6, 0, 5e6, time.UTC)}))
 }
 
 // sameStores checks that b holds what a holds, as the API reads it.
@@ -74,6 +76,9 @@ func sameStores(t *testing.T, a, b Store) {
 		}
 		if d := diffGame(ga, gb); d != "" {
 			t.Errorf("game %s: %s", ref.ID, d)
+		}
+		if d, err := diffReview(ctx, b, a, ref.ID); d != "" || err != nil {
+			t.Errorf("game %s: review: %s (%v)", ref.ID, d, err)
 		}
 	}
 	for _, id := range ia.Series {
@@ -122,7 +127,7 @@ func copyInto(t *testing.T, src Store, open func() Store) Store {
 		t.Fatal(err)
 	}
 	inv := contents(t, src)
-	if rep.Games != len(inv.Games) || rep.Moves != inv.Moves || rep.Series != len(inv.Series) || rep.Online != 3 || !rep.Alive {
+	if rep.Games != len(inv.Games) || rep.Moves != inv.Moves || rep.Series != len(inv.Series) || rep.Online != 3 || rep.Reviews != 1 || !rep.Alive {
 		t.Errorf("report %+v, source %+v", rep, inv)
 	}
 	if !slices.Contains(stages, "copying") || !slices.Contains(stages, "checking") {

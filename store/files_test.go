@@ -85,6 +85,22 @@ func checkKept(t *testing.T, s Store) {
 	}
 }
 
+// saveReview stores a review of game id; checkReview finds it.
+func saveReview(t *testing.T, s Store, id string) {
+	t.Helper()
+	if err := s.SaveReview(context.Background(), &Review{GameID: id, Key: "key", Data: []byte(`{"plies": []}`)}); err != nil {
+		t.Fatalf("reviewing game %s: %v", id, err)
+	}
+}
+
+func checkReview(t *testing.T, s Store, id string) {
+	t.Helper()
+	r, err := s.Review(context.Background(), id)
+	if err != nil || r.Key != "key" || string(r.Data) != `{"plies": []}` {
+		t.Errorf("review of game %s: %+v, %v", id, r, err)
+	}
+}
+
 // Every past layout of the database opens, is brought up to date and
 // keeps its games.
 func TestMigrations(t *testing.T) {
@@ -145,11 +161,16 @@ func TestMigrations(t *testing.T) {
 			if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "k"}); !errors.Is(err, ErrExists) {
 				t.Errorf("second import: %v", err)
 			}
+			if name != "empty file" {
+				// A game stored before the reviews table can be reviewed.
+				saveReview(t, s, "g1")
+			}
 			s.Close()
 			s = open(t, path) // and again, with nothing to do
 			defer s.Close()
 			if name != "empty file" {
 				checkKept(t, s)
+				checkReview(t, s, "g1")
 			}
 			if rep, err := s.Check(ctx); err != nil || !rep.OK() || rep.Version != latestVersion {
 				t.Errorf("check %+v, %v", rep, err)

@@ -85,6 +85,15 @@ CREATE TABLE meta (
 	value TEXT NOT NULL
 );
 `},
+	// Version 4: the reviews of finished games (see migrations).
+	{4, `
+CREATE TABLE reviews (
+	game_id    TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+	review_key TEXT NOT NULL,
+	created    TIMESTAMPTZ NOT NULL,
+	data       TEXT NOT NULL
+);
+`},
 }
 
 // migrationLock is the key of the advisory lock under which a program

@@ -82,10 +82,14 @@ func TestPostgresMigrations(t *testing.T) {
 			if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "k"}); !errors.Is(err, ErrExists) {
 				t.Errorf("second import: %v", err)
 			}
+			if v > 0 {
+				saveReview(t, s, "g1") // a game stored before the reviews table
+			}
 			s.Close()
 			s = openPostgres(t, url) // and again, with nothing to do
 			if v > 0 {
 				checkKept(t, s)
+				checkReview(t, s, "g1")
 			}
 			var rows, version int
 			if err := rawPostgres(t, url).QueryRow(ctx, `SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&rows, &version); err != nil || rows != 1 || version != latestVersion {

@@ -89,6 +89,17 @@ CREATE TABLE meta (
 	value TEXT NOT NULL
 );
 `},
+	// Version 4: the reviews of finished games, so that each is computed
+	// once. review_key says what a review was made from (the game's moves
+	// and the search budget); data is the review as the server serves it.
+	{4, `
+CREATE TABLE reviews (
+	game_id    TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+	review_key TEXT NOT NULL,
+	created    TEXT NOT NULL,
+	data       TEXT NOT NULL
+);
+`},
 }
 
 // latestVersion is the schema version this program writes.

@@ -158,6 +158,13 @@ type Store interface {
 	// hashes to hash.
 	SeatExists(ctx context.Context, hash string) (bool, error)
 
+	// SaveReview stores the review of game r.GameID, replacing any it
+	// had, and sets r.Created to now when it is zero (ErrNotFound if there
+	// is no such game). Review returns the stored review of game id
+	// (ErrNotFound if none). A game's review goes with the game.
+	SaveReview(ctx context.Context, r *Review) error
+	Review(ctx context.Context, id string) (*Review, error)
+
 	// WriteFailures returns how many writes failed since the store was
 	// opened for a reason other than the data (ErrConflict, ErrNotFound,
 	// ErrExists).

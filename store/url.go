@@ -35,6 +35,15 @@ func OpenURL(ctx context.Context, dbURL, dataDir string) (Store, error) {
 	return nil, fmt.Errorf("database %q: want a URL starting with postgres:// or postgresql://, or none for games.db in the data folder", RedactURL(dbURL))
 }
 
+// Name returns the name, for messages, of the store OpenURL opens: the
+// path of games.db in dataDir, or dbURL without its password.
+func Name(dbURL, dataDir string) string {
+	if dbURL == "" {
+		return filepath.Join(dataDir, "games.db")
+	}
+	return RedactURL(dbURL)
+}
+
 // RedactURL returns a database URL fit for messages: with its password,
 // if any, replaced by xxxxx.
 func RedactURL(s string) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/endodoi/endodoi/arena"
 	"github.com/endodoi/endodoi/engine"
@@ -36,6 +37,7 @@ type Match struct {
 	Score     float64 // the candidate's score fraction
 	Games     int
 	Kept      bool
+	Elapsed   time.Duration // since the run began
 }
 
 // weightNames and fields tie each tunable weight to its name.
@@ -51,6 +53,7 @@ func Run(ctx context.Context, cfg Config, start engine.Weights, progress func(Ma
 	if len(cfg.Boards) == 0 || cfg.Pairs < 1 || cfg.Depth < 1 || cfg.Passes < 1 || cfg.Step <= 0 {
 		return start, fmt.Errorf("tune: incomplete configuration %+v", cfg)
 	}
+	began := time.Now()
 	best := start
 	step := cfg.Step
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
@@ -68,7 +71,8 @@ func Run(ctx context.Context, cfg Config, start engine.Weights, progress func(Ma
 				if err != nil {
 					return best, err
 				}
-				m := Match{Pass: pass, Weight: name, Candidate: cand, Score: score, Games: games, Kept: score >= cfg.Accept}
+				m := Match{Pass: pass, Weight: name, Candidate: cand, Score: score, Games: games, Kept: score >= cfg.Accept,
+					Elapsed: time.Since(began)}
 				if progress != nil {
 					progress(m)
 				}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
 	"github.com/endodoi/endodoi/web"
@@ -84,7 +85,9 @@ func (a *app) start() {
 	mux := http.NewServeMux()
 	api := server.New(st, log)
 	if a.tables != "" {
-		api.UseTablebases(a.tables)
+		lib := egtb.NewLibrary(a.tables, egtb.LibraryOptions{})
+		a.t.Cleanup(lib.Close)
+		api.UseTablebases(lib)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := api.Start(ctx); err != nil {

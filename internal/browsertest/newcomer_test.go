@@ -137,7 +137,7 @@ func TestPhoneEveryPageEveryLanguage(t *testing.T) {
 	p.open("#/rules")
 	for _, lang := range []string{"en", "sw", "vi", "bn", "ur", "cs"} {
 		p.setLanguage(lang)
-		for _, route := range []string{"play", "analysis", "history", "rules", "about"} {
+		for _, route := range []string{"play", "analysis", "history", "rules", "about", "learn"} {
 			p.do("opening "+route, chromedp.Navigate(p.app.URL()+"/#/"+route))
 			p.waitIdle()
 			eval[chromedp.Void](p, `(() => { const d = document.querySelector("#new-game-dialog"); if (d && d.open) d.close(); })()`)

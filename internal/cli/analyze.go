@@ -51,8 +51,8 @@ var analyzeCommand = &command{
 			case set["depth"] && set["time"]:
 				return usagef("give --depth or --time, not both")
 			case set["depth"]:
-				if *depth < 1 || *depth > engine.MaxDepth {
-					return usagef("--depth %d out of range (1 to %d)", *depth, engine.MaxDepth)
+				if err := inRange("depth", *depth, 1, engine.MaxDepth); err != nil {
+					return err
 				}
 				lim.Depth = *depth
 			default:
@@ -65,10 +65,7 @@ var analyzeCommand = &command{
 			if err != nil {
 				return err
 			}
-			var progress io.Writer
-			if *verbose {
-				progress = env.Stderr
-			}
+			progress := unlessQuiet(env.Stderr, !*verbose)
 			var tb *egtb.Tablebase
 			if *egtbDir != "" {
 				if tb, err = egtb.Open(*egtbDir, p.Holes(), r); err != nil && !errors.Is(err, egtb.ErrNotFound) {
@@ -112,7 +109,7 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 		v, err := tb.Value(p)
 		switch {
 		case err == nil:
-			fmt.Fprintf(w, "tablebase: value %s for %s to move, %s\n", signed(v), p.ToMove(), egtb.Describe(p, v))
+			fmt.Fprintf(w, "tablebase: value %s for %s to move, %s\n", egtb.Signed(v), p.ToMove(), egtb.Describe(p, v))
 		case errors.Is(err, egtb.ErrBeyond):
 			fmt.Fprintf(w, "tablebase: holds up to %d seeds on the board (this position has %d); probed in the search\n", tb.MaxSeeds(), p.OnBoard())
 		default:
@@ -123,52 +120,33 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 	if err != nil {
 		return err
 	}
-	var lines []engine.Line
-	var summary string
-	if k == 1 {
-		var report func(engine.Info)
-		if progress != nil {
-			report = func(info engine.Info) {
+	var report func(engine.Info)
+	if progress != nil {
+		report = func(info engine.Info) {
+			if k == 1 {
 				fmt.Fprintf(progress, "depth %d: %s  %s  nodes %d  time %dms  %s\n", info.Depth,
 					info.PV[0], engine.ScoreText(info.Score, info.Exact), info.Nodes, info.Elapsed.Milliseconds(), rules.MoveList(info.PV))
+			} else {
+				fmt.Fprintf(progress, "depth %d: best %s  %s  (%d moves scored)\n", info.Depth, info.PV[0], engine.ScoreText(info.Score, info.Exact), len(moves))
 			}
-		}
-		res, err := e.Search(ctx, p, nil, lim, report)
-		if err != nil {
-			return err
-		}
-		if res.Move == rules.NoMove {
-			return fmt.Errorf("the search found no move in %v", p)
-		}
-		pv := res.PV
-		if len(pv) == 0 || pv[0] != res.Move {
-			pv = []rules.Move{res.Move}
-		}
-		lines = []engine.Line{{Move: res.Move, Score: res.Score, Exact: res.Exact, PV: pv}}
-		summary = fmt.Sprintf("depth %d, %d nodes, %v", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond))
-	} else {
-		start := time.Now()
-		depth := 0
-		report := func(d int, ls []engine.Line) {
-			depth = d
-			if progress != nil {
-				fmt.Fprintf(progress, "depth %d: best %s  %s  (%d moves scored)\n", d, ls[0].Move, engine.ScoreText(ls[0].Score, ls[0].Exact), len(ls))
-			}
-		}
-		lines, err = e.Analyze(ctx, p, nil, lim, report)
-		if err != nil {
-			return err
-		}
-		if depth == 0 {
-			summary = fmt.Sprintf("stopped before the first depth was done; the moves are unscored, %v", time.Since(start).Round(time.Millisecond))
-		} else {
-			summary = fmt.Sprintf("depth %d, %v", depth, time.Since(start).Round(time.Millisecond))
-		}
-		if k > 0 && k < len(lines) {
-			lines = lines[:k]
 		}
 	}
-	fmt.Fprintf(w, "search: %s\n", summary)
+	lines, info, err := e.BestLines(ctx, p, nil, lim, k, report)
+	if err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("the search found no move in %v", p)
+	}
+	elapsed := info.Elapsed.Round(time.Millisecond)
+	switch {
+	case k == 1:
+		fmt.Fprintf(w, "search: depth %d, %d nodes, %v\n", info.Depth, info.Nodes, elapsed)
+	case info.Depth == 0:
+		fmt.Fprintf(w, "search: stopped before the first depth was done; the moves are unscored, %v\n", elapsed)
+	default:
+		fmt.Fprintf(w, "search: depth %d, %v\n", info.Depth, elapsed)
+	}
 	for i, l := range lines {
 		fmt.Fprintf(w, "%d. %s  %s  (%s)  %s\n", i+1, l.Move, engine.ScoreText(l.Score, l.Exact), engine.FinalText(p, l.Score, l.Exact), rules.MoveList(l.PV))
 	}

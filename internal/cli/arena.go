@@ -1,14 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strings"
 
 	"github.com/endodoi/endodoi/arena"
 	"github.com/endodoi/endodoi/internal/terminal"
@@ -52,17 +50,12 @@ var arenaCommand = &command{
 					return usagef("player %c %q: %v; %s", 'A'+i, a, err, arena.SpecSyntax)
 				}
 			}
+			if err := cmp.Or(inRange("games", *games, 1, arena.MaxGames), inRange("holes", *holes, rules.MinHoles, rules.MaxHoles),
+				inRange("seeds", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds), inRange("openings-plies", *plies, 0, arena.MaxOpeningPlies),
+				inRange("concurrency", *concurrency, 1, arena.MaxConcurrency)); err != nil {
+				return err
+			}
 			switch {
-			case *games < 1 || *games > arena.MaxGames:
-				return usagef("--games %d out of range (1 to %d)", *games, arena.MaxGames)
-			case *holes < rules.MinHoles || *holes > rules.MaxHoles:
-				return usagef("--holes %d out of range (%d to %d)", *holes, rules.MinHoles, rules.MaxHoles)
-			case *seeds < rules.MinStartSeeds || *seeds > rules.MaxStartSeeds:
-				return usagef("--seeds %d out of range (%d to %d)", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
-			case *plies < 0 || *plies > arena.MaxOpeningPlies:
-				return usagef("--openings-plies %d out of range (0 to %d)", *plies, arena.MaxOpeningPlies)
-			case *concurrency < 1 || *concurrency > arena.MaxConcurrency:
-				return usagef("--concurrency %d out of range (1 to %d)", *concurrency, arena.MaxConcurrency)
 			case *balanced < 0:
 				return usagef("--balanced %d: want 0 (all openings) or a number of seeds", *balanced)
 			case *maxPlies <= *plies:
@@ -82,14 +75,14 @@ var arenaCommand = &command{
 
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 			defer stop()
-			pp := &progressPrinter{w: env.Stderr, tty: terminal.IsTerminal(env.Stderr), total: *games}
-			defer pp.finish()
+			pp := arena.NewProgressPrinter(env.Stderr, terminal.IsTerminal(env.Stderr), *games)
+			defer pp.Finish()
 			var progress func(arena.Stats)
 			if !*quiet {
-				progress = pp.update
+				progress = pp.Update
 			}
 			st, err := arena.Run(ctx, cfg, specs[0].Factory(r, *seed), specs[1].Factory(r, ^*seed), progress)
-			pp.finish()
+			pp.Finish()
 			interrupted := err != nil && ctx.Err() != nil
 			if err != nil && !interrupted {
 				return err
@@ -101,39 +94,4 @@ var arenaCommand = &command{
 			return nil
 		}
 	},
-}
-
-// progressPrinter shows a match's progress: one line rewritten in place on
-// a terminal, otherwise a line at every tenth of the games.
-type progressPrinter struct {
-	w       io.Writer
-	tty     bool
-	total   int
-	decile  int // tenths of the games reported so far (not on a terminal)
-	lastLen int // length of the line on the terminal
-}
-
-func (p *progressPrinter) update(st arena.Stats) {
-	line := arena.ProgressLine(st)
-	if p.tty {
-		pad := ""
-		if n := p.lastLen - len(line); n > 0 {
-			pad = strings.Repeat(" ", n)
-		}
-		fmt.Fprintf(p.w, "\r%s%s", line, pad)
-		p.lastLen = len(line)
-		return
-	}
-	if d := st.Played * 10 / p.total; d > p.decile {
-		p.decile = d
-		fmt.Fprintln(p.w, line)
-	}
-}
-
-// finish ends the terminal's progress line, once.
-func (p *progressPrinter) finish() {
-	if p.tty && p.lastLen > 0 {
-		fmt.Fprintln(p.w)
-		p.lastLen = 0
-	}
 }

@@ -1,6 +1,8 @@
-// Package cli implements the endodoi command's subcommands. Package main
-// only wires Run to the process; everything a subcommand does lives here so
-// that tests can drive it with plain readers and writers.
+// Package cli implements the endodoi command's subcommands: their options,
+// the wiring of the packages that do the work (rules, engine, egtb, store,
+// arena, ...) and the printing of what those return. Package main only
+// wires Run to the process, so that tests can drive every subcommand with
+// plain readers and writers.
 package cli
 
 import (

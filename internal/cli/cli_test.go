@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/endodoi/endodoi/rules"
 )
 
 // run runs the command line and returns its status, standard output and
@@ -69,55 +67,6 @@ func TestApplyVectors(t *testing.T) {
 				t.Errorf("%s: got %q, want %q", inputs[i], got[i], wants[i])
 			}
 		}
-	}
-}
-
-func TestApplyBadInput(t *testing.T) {
-	tests := []struct {
-		line string
-		want string // prefix of the answer
-	}{
-		{"", "illegal: empty line"},
-		{"   ", "illegal: empty line"},
-		{"c", "illegal: malformed line"},
-		{"4,4/4,4 s 0 0", "illegal: malformed position"},
-		{"4,4/4,4 s 0 0 cc", "illegal: malformed move"},
-		{"4,4/4,4 x 0 0 a", "illegal: malformed position"},
-		{"4,4/4 s 0 0 a", "illegal: malformed position"},
-		{"04,4/4,4 s 0 0 a", "illegal: malformed position"},
-		{"4,4/4,4 s 0 0 A", "illegal: wrong side: hole A is North's, but South is to move"},
-		{"4,4/4,4 s 0 0 c", "illegal: no such hole: c"},
-		{"0,4/4,4 s 0 0 a", "illegal: empty hole: a"},
-		{"2,0/2,1 s 0 0 a", "illegal: endless sowing"},
-		{"4,4/4,4 s 0 0 a\r", "0,5/5,0 n 6 0"},
-		{"  4,4/4,4 s 0 0 a  ", "0,5/5,0 n 6 0"},
-		{"4,4/4,4 s 0 0 a", "0,5/5,0 n 6 0"},
-		{"4,4/4,4 s 0 0 \x00", "illegal: malformed move"},
-	}
-	var in strings.Builder
-	for _, tc := range tests {
-		in.WriteString(tc.line + "\n")
-	}
-	in.WriteString(strings.Repeat("9", 100_000) + "\n")
-	in.WriteString("4,4/4,4 s 0 0 b") // no final newline
-	code, out, errOut := run(t, in.String(), "apply")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(got) != len(tests)+2 {
-		t.Fatalf("%d output lines for %d input lines:\n%s", len(got), len(tests)+2, out)
-	}
-	for i, tc := range tests {
-		if !strings.HasPrefix(got[i], tc.want) {
-			t.Errorf("%q: got %q, want prefix %q", tc.line, got[i], tc.want)
-		}
-	}
-	if !strings.HasPrefix(got[len(tests)], "illegal: line longer") {
-		t.Errorf("long line: got %q", got[len(tests)])
-	}
-	if got[len(tests)+1] != "5,0/0,5 n 6 0" {
-		t.Errorf("last line without newline: got %q", got[len(tests)+1])
 	}
 }
 
@@ -225,24 +174,6 @@ func TestHelp(t *testing.T) {
 	if code, _, _ := run(t, "", "help", "frobnicate"); code != 2 {
 		t.Errorf("help for an unknown command: exit %d", code)
 	}
-}
-
-func FuzzApplyLine(f *testing.F) {
-	for _, s := range []string{"4,4/4,4 s 0 0 a", "2,0/2,1 s 0 0 a", "", "x", "4,4/4,4 n 0 0 B", "65535,0/0,0 s 0 0 a"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		out := string(applyLine(nil, []byte(line), rules.DefaultRules()))
-		if strings.ContainsAny(out, "\n") {
-			t.Fatalf("answer spans lines: %q", out)
-		}
-		if strings.HasPrefix(out, "illegal: ") {
-			return
-		}
-		if _, err := rules.ParsePosition(out); err != nil {
-			t.Fatalf("answer %q is neither illegal nor a position: %v", out, err)
-		}
-	})
 }
 
 func fmtSscan(s string, args ...any) (int, error) { return fmt.Sscan(s, args...) }

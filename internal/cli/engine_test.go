@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/book"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -198,10 +199,19 @@ func TestEngineSubprocess(t *testing.T) {
 	if got := until("readyok"); len(got) != 1 {
 		t.Errorf("isready: %q", got)
 	}
-	send("position startpos 6 4 moves c")
+	// The default start, which the opening book does not hold: its
+	// searches go through every depth rather than answer at once.
+	q, _ := rules.NewPosition(rules.DefaultHoles, rules.DefaultStartSeeds)
+	p, _ := q.Play(rules.NewMove(rules.South, 2), rules.DefaultRules())
+	if b := book.For(rules.DefaultRules()); b != nil {
+		for _, pos := range []rules.Position{q, p} {
+			if _, ok := b.Probe(&pos); ok {
+				t.Fatalf("the opening book holds %v: choose a board it does not", pos)
+			}
+		}
+	}
+	send("position startpos moves c")
 	send("go depth 4")
-	p, _ := rules.NewPosition(6, 4)
-	p, _ = p.Play(rules.NewMove(rules.South, 2), rules.DefaultRules())
 	if d := checkSearch(t, p, rules.DefaultRules(), until("bestmove")); d != 4 {
 		t.Errorf("go depth 4 stopped at depth %d", d)
 	}
@@ -213,14 +223,13 @@ func TestEngineSubprocess(t *testing.T) {
 	until("info depth")
 	// During a search: isready is answered at once; position and go wait
 	// for the search's end and are then carried out.
-	send("position startpos 6 4")
+	send("position startpos")
 	send("go depth 2")
 	send("isready")
 	until("readyok")
 	send("stop")
 	got := until("bestmove")
 	checkSearch(t, p, rules.DefaultRules(), got[len(got)-1:])
-	q, _ := rules.NewPosition(6, 4)
 	if d := checkSearch(t, q, rules.DefaultRules(), until("bestmove")); d != 2 {
 		t.Errorf("the go depth 2 sent during a search stopped at depth %d", d)
 	}

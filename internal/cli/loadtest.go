@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,30 +44,13 @@ var loadtestCommand = &command{
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
 			}
-			switch {
-			case *games < 1 || *games > loadtest.MaxGames:
-				return usagef("--games %d out of range (1 to %d)", *games, loadtest.MaxGames)
-			case *rate < 0 || *rate > loadtest.MaxRate || *rate != *rate:
-				return usagef("--rate %g out of range (0 to %d)", *rate, loadtest.MaxRate)
-			case *duration <= 0 || *duration > loadtest.MaxDuration:
-				return usagef("--duration %v out of range (above 0, up to %v)", *duration, loadtest.MaxDuration)
-			case *holes < rules.MinHoles || *holes > rules.MaxHoles:
-				return usagef("--holes %d out of range (%d to %d)", *holes, rules.MinHoles, rules.MaxHoles)
-			case *seeds < rules.MinStartSeeds || *seeds > rules.MaxStartSeeds:
-				return usagef("--seeds %d out of range (%d to %d)", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
-			case *timeout <= 0:
-				return usagef("--timeout %v: want a positive duration", *timeout)
-			case !*online && (*ramp != 0 || *expectRestart || *peer != ""):
-				return usagef("--peer, --ramp and --expect-restart go with --online")
-			case *online && (*rate <= 0 || *rate > loadtest.MaxOnlineRate):
-				return usagef("--rate %g out of range with --online (above 0, up to %d: the server allows each connection %d messages a second)", *rate, loadtest.MaxOnlineRate, loadtest.MaxOnlineRate)
-			case *ramp < 0 || *ramp > 0 && *ramp >= *duration:
-				return usagef("--ramp %v out of range (0 up to less than --duration %v)", *ramp, *duration)
-			}
 			cfg := loadtest.Config{
 				BaseURL: *url, Games: *games, Rate: *rate, Duration: *duration, Holes: *holes, Seeds: *seeds,
 				Check: *check, Timeout: *timeout, Seed: *seed,
 				Online: *online, PeerURL: *peer, Ramp: *ramp, ExpectRestart: *expectRestart,
+			}
+			if err := cfg.Validate(); err != nil {
+				return usagef("%v", err)
 			}
 			if !*quiet {
 				cfg.Progress = env.Stderr
@@ -78,10 +60,8 @@ var loadtestCommand = &command{
 	},
 }
 
-// runLoadtest runs cfg and prints its report. It fails on any failed
-// request or lost move, and online on any duplicated move or dropped
-// connection (unless a restart is expected), so that a script can rely on
-// the exit status.
+// runLoadtest runs cfg and prints its report. It fails when the run found
+// a problem (Report.Err), so that a script can rely on the exit status.
 func runLoadtest(ctx context.Context, w io.Writer, cfg loadtest.Config) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -92,19 +72,5 @@ func runLoadtest(ctx context.Context, w io.Writer, cfg loadtest.Config) error {
 	if _, err := rep.WriteTo(w); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
-	switch {
-	case rep.Interrupted:
-		return errors.New("interrupted")
-	case rep.Check != nil && rep.Check.Failed():
-		return fmt.Errorf("the check failed: %v", rep.Check)
-	case rep.Lost > 0 || rep.Duplicated > 0:
-		return fmt.Errorf("%d moves lost, %d duplicated", rep.Lost, rep.Duplicated)
-	case rep.Online && rep.ErrorCount() > 0:
-		return fmt.Errorf("%d errors", rep.ErrorCount())
-	case rep.ErrorCount() > 0:
-		return fmt.Errorf("%d requests failed", rep.ErrorCount())
-	case rep.Failed():
-		return fmt.Errorf("%d connections dropped or refused (--expect-restart if the server was restarted on purpose)", rep.DisconnectCount())
-	}
-	return nil
+	return rep.Err()
 }

@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"context"
 	"flag"
+	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/endodoi/endodoi/rules"
 )
@@ -55,4 +60,26 @@ func positionOperand(args []string) (rules.Position, error) {
 		return p, usagef("%v", err)
 	}
 	return p, nil
+}
+
+// inRange returns the usage error of option name's value v outside lo to
+// hi, and nil within.
+func inRange(name string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return usagef("--%s %d out of range (%d to %d)", name, v, lo, hi)
+	}
+	return nil
+}
+
+// unlessQuiet returns where progress goes: w, or nowhere (nil) when quiet.
+func unlessQuiet(w io.Writer, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return w
+}
+
+// interruptible returns ctx cancelled also by Ctrl-C or SIGTERM.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }

@@ -1,24 +1,25 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
 )
 
 // defaultPlayLevel is the engine's level in play unless --level says.
 const defaultPlayLevel = 5
-
-// playHintTime is how long a hint thinks; tests shorten it.
-var playHintTime = terminal.DefaultHintTime
 
 var playCommand = &command{
 	name:    "play",
@@ -53,8 +54,8 @@ var playCommand = &command{
 			if err != nil {
 				return err
 			}
-			if *level < engine.MinLevel || *level > engine.MaxLevel {
-				return usagef("--level %d out of range (%d to %d)", *level, engine.MinLevel, engine.MaxLevel)
+			if err := inRange("level", *level, engine.MinLevel, engine.MaxLevel); err != nil {
+				return err
 			}
 			firstSide, err := parseSide("--first", *first, false)
 			if err != nil {
@@ -71,11 +72,8 @@ var playCommand = &command{
 					return err
 				}
 			} else {
-				if *holes < rules.MinHoles || *holes > rules.MaxHoles {
-					return usagef("--holes %d out of range (%d to %d)", *holes, rules.MinHoles, rules.MaxHoles)
-				}
-				if *seeds < rules.MinStartSeeds || *seeds > rules.MaxStartSeeds {
-					return usagef("--seeds %d out of range (%d to %d)", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)
+				if err := cmp.Or(inRange("holes", *holes, rules.MinHoles, rules.MaxHoles), inRange("seeds", *seeds, rules.MinStartSeeds, rules.MaxStartSeeds)); err != nil {
+					return err
 				}
 				if start, err = rules.NewPosition(*holes, *seeds); err != nil {
 					return usagef("%v", err)
@@ -100,8 +98,14 @@ var playCommand = &command{
 			if err != nil {
 				return usagef("%v", err)
 			}
-			s, err := terminal.NewSession(terminal.Config{Game: g, Level: *level, Human: human, TwoPlayers: *twoPlayers,
-				Laps: *laps, Rand: rng, Save: *save, HintTime: playHintTime}, env.Stdin, env.Stdout)
+			cfg := terminal.Config{Game: g, Level: *level, Human: human, TwoPlayers: *twoPlayers,
+				Laps: *laps, Rand: rng, Save: *save}
+			// The databases endodoi serve has built, if any.
+			lib := egtb.NewLibrary(filepath.Join(store.DefaultDataDir(), "egtb"), egtb.LibraryOptions{})
+			if tb := lib.Get(start.Holes(), r); tb != nil {
+				cfg.Tablebase = tb
+			}
+			s, err := terminal.NewSession(cfg, env.Stdin, env.Stdout)
 			if err != nil {
 				return err
 			}

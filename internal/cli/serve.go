@@ -2,20 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
 	"github.com/endodoi/endodoi/web"
@@ -38,12 +32,13 @@ var serveCommand = &command{
 	},
 	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
 		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
-		data := fs.String("data", defaultDataDir(), "`folder` for the games database (games.db)")
+		data := fs.String("data", store.DefaultDataDir(), "`folder` for the games database (games.db)")
 		behindProxy := fs.Bool("behind-proxy", false, "the server is reached through a proxy on this machine or network (docs/scaling.md): count requests against the client named in X-Forwarded-For")
 		db := fs.String("db", "", "a PostgreSQL `URL` to keep the games in instead of games.db (docs/scaling.md)")
 		var hosts hostList
 		fs.Var(&hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
-		tables := fs.String("egtb", "", "`folder` of endgame databases (endodoi egtb build) for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
+		tables := fs.String("egtb", "", "`folder` of endgame databases for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
+		build := fs.Bool("egtb-build", true, "build the small endgame databases a board lacks, in the background on one core, when the board is first played")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
@@ -54,105 +49,32 @@ var serveCommand = &command{
 			if *db != "" && !store.IsPostgresURL(*db) {
 				return usagef("--db %s: want a postgres:// URL", store.RedactURL(*db))
 			}
-			return serve(ctx, env, *addr, hosts, *data, *db, *tables, server.Options{TrustProxy: *behindProxy})
+			log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+			return serve(ctx, env, *db, *data, server.ListenConfig{Addr: *addr, Hosts: hosts, Site: web.Handler(), Log: log,
+				Options:    server.Options{TrustProxy: *behindProxy},
+				Tablebases: egtb.NewLibrary(*tables, egtb.LibraryOptions{AutoBuild: *build, Logger: log})})
 		}
 	},
 }
 
-// defaultDataDir is the folder for the games database: the user's data
-// folder as the platform names it, or ./endodoi-data if there is none.
-func defaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "endodoi")
-	}
-	switch runtime.GOOS {
-	case "windows", "darwin", "ios", "plan9":
-		if d, err := os.UserConfigDir(); err == nil {
-			return filepath.Join(d, "endodoi")
-		}
-	default:
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, ".local", "share", "endodoi")
-		}
-	}
-	return "endodoi-data"
-}
-
 // serve runs the browser game until ctx is cancelled or the process is
 // interrupted, then lets the requests in flight finish.
-func serve(ctx context.Context, env Env, addr string, hosts []string, data, dbURL, tables string, opt server.Options) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+func serve(ctx context.Context, env Env, dbURL, data string, cfg server.ListenConfig) error {
+	defer cfg.Tablebases.Close()
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("data folder: %w", err)
-	}
-	where := filepath.Join(data, "games.db")
-	if dbURL != "" {
-		where = store.RedactURL(dbURL)
 	}
 	st, err := store.OpenURL(ctx, dbURL, data)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", addr, err)
+	cfg.StoreName, cfg.Out, cfg.Warn = store.Name(dbURL, data), env.Stdout, env.Stderr
+	if err := server.ListenAndServe(ctx, st, cfg); err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	mux := http.NewServeMux()
-	api := server.NewWithOptions(st, log, opt)
-	_, err = os.Stat(tables)
-	useTables := err == nil
-	if useTables {
-		api.UseTablebases(tables)
-	}
-	// The server's own work (clocks, heartbeat, live connections) ends
-	// before the store closes, on every way out.
-	apiCtx, stopAPI := context.WithCancel(ctx)
-	if err := api.Start(apiCtx); err != nil {
-		stopAPI()
-		ln.Close()
-		return fmt.Errorf("starting the server: %w", err)
-	}
-	defer func() { stopAPI(); api.Close() }()
-	mux.Handle("/api/", api)
-	mux.Handle("/", web.Handler())
-	srv := &http.Server{
-		Handler:           server.HostCheck(addr, hosts, mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      server.MaxAnalysisTime + 30*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    1 << 20,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	fmt.Fprintf(env.Stdout, "endodoi: play at http://%s/\n", browserAddr(ln.Addr()))
-	if !loopback(ln.Addr()) {
-		fmt.Fprintf(env.Stderr, "endodoi: WARNING: listening on %s, reachable from other computers: anyone who can reach it can see every game, and play or change those played on one device (online games are protected by their seats)\n", ln.Addr())
-	}
-	fmt.Fprintf(env.Stdout, "endodoi: games are kept in %s; press Ctrl-C to stop\n", where)
-	if useTables {
-		fmt.Fprintf(env.Stdout, "endodoi: endgame databases from %s\n", tables)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("serving: %w", err)
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		return fmt.Errorf("stopping the server: %w", err)
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving: %w", err)
-	}
-	stopAPI()
-	api.Close()
 	// The store finishes the writes in flight when it closes; only then
 	// is the count of failed ones final.
 	if err := st.Close(); err != nil {
@@ -178,20 +100,4 @@ func (h *hostList) Set(v string) error {
 	}
 	*h = append(*h, v)
 	return nil
-}
-
-// loopback reports whether the server listens on this computer only.
-func loopback(a net.Addr) bool {
-	tcp, ok := a.(*net.TCPAddr)
-	return ok && tcp.IP.IsLoopback()
-}
-
-// browserAddr is the address to type into a browser: a wildcard host
-// becomes this computer's loopback address.
-func browserAddr(a net.Addr) string {
-	tcp, ok := a.(*net.TCPAddr)
-	if !ok || !tcp.IP.IsUnspecified() {
-		return a.String()
-	}
-	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
 }

@@ -5,50 +5,68 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/endodoi/endodoi/store"
 )
 
-// TestServe starts the browser game on a free port, creates a game through
-// the API, loads the page, and stops it; the game is in the data folder.
+// TestServe starts the browser game on a free port, checks its startup
+// lines and that the page and the API are served (the server's own
+// behaviour is tested in package server), and stops it: the game is in
+// the data folder, and the last line says so.
 func TestServe(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out, w := io.Pipe()
-	var stderr strings.Builder
+	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr})
+		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--egtb-build=false"}, Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr})
 		w.Close()
 	}()
 	lines := bufio.NewScanner(out)
-	if !lines.Scan() {
-		t.Fatalf("serve printed nothing; stderr %q", stderr.String())
+	var got []string
+	for len(got) < 3 && lines.Scan() {
+		got = append(got, lines.Text())
 	}
-	first := lines.Text()
-	url, ok := strings.CutPrefix(first, "endodoi: play at ")
+	if len(got) != 3 {
+		t.Fatalf("serve printed %q; stderr %q", got, stderr.String())
+	}
+	url, ok := strings.CutPrefix(got[0], "endodoi: play at http://127.0.0.1:")
 	if !ok {
-		t.Fatalf("first line %q", first)
+		t.Fatalf("first line %q", got[0])
 	}
-	go io.Copy(io.Discard, out)
+	url = "http://127.0.0.1:" + url
+	for i, want := range []string{
+		"endodoi: games are kept in " + filepath.Join(data, "games.db") + "; press Ctrl-C to stop",
+		"endodoi: endgame databases in " + filepath.Join(data, "egtb"),
+	} {
+		if got[i+1] != want {
+			t.Errorf("line %d: %q, want %q", i+2, got[i+1], want)
+		}
+	}
+	rest := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(out)
+		rest <- string(b)
+	}()
 	client := &http.Client{Timeout: 10 * time.Second}
 	for _, tc := range []struct{ method, path, ctype string }{
 		{"POST", "api/games", "application/json"},
-		{"GET", "api/games", "application/json"},
 		{"GET", "", "text/html"},
-		{"GET", "api/nothing", "application/json"},
 	} {
 		req, _ := http.NewRequest(tc.method, url+tc.path, strings.NewReader(`{"holes": 6}`))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if got := resp.Header.Get("Content-Type"); !strings.HasPrefix(got, tc.ctype) {
+		if got := resp.Header.Get("Content-Type"); resp.StatusCode >= 300 || !strings.HasPrefix(got, tc.ctype) {
 			t.Errorf("%s /%s: %d %s, want %s", tc.method, tc.path, resp.StatusCode, got, tc.ctype)
 		}
 	}
@@ -61,8 +79,19 @@ func TestServe(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	if _, err := os.Stat(filepath.Join(data, "games.db")); err != nil {
-		t.Errorf("no database: %v", err)
+	if last := <-rest; last != "endodoi: stopped; every move was saved\n" {
+		t.Errorf("after the stop: %q", last)
+	}
+	if stderr.String() != "" {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	st, err := store.OpenReadOnly(context.Background(), filepath.Join(data, "games.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if games, err := st.Games(context.Background(), 10, 0); err != nil || len(games) != 1 {
+		t.Errorf("the data folder's database holds %d games, %v; want the one made", len(games), err)
 	}
 }
 

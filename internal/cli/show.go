@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/endodoi/endodoi/internal/terminal"
+	"github.com/endodoi/endodoi/rules"
 )
 
 var showCommand = &command{
@@ -35,11 +35,7 @@ var showCommand = &command{
 					p.ToMove(), p.OnBoard(), p.ToMove().Opponent())
 				return nil
 			}
-			names := make([]string, len(moves))
-			for i, m := range moves {
-				names[i] = m.String()
-			}
-			fmt.Fprintf(env.Stdout, "%s to move. Legal moves: %s\n", p.ToMove(), strings.Join(names, " "))
+			fmt.Fprintf(env.Stdout, "%s to move. Legal moves: %s\n", p.ToMove(), rules.MoveList(moves))
 			return nil
 		}
 	},

@@ -1,18 +1,16 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
 	"strconv"
 	"time"
 
 	"github.com/endodoi/endodoi/egtb"
-	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/enginesolve"
 	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -73,10 +71,7 @@ var solveCommand = &command{
 			if *workers < 0 {
 				return usagef("--workers %d: want 0 (one per core) or more", *workers)
 			}
-			var progress io.Writer
-			if !*quiet {
-				progress = env.Stderr
-			}
+			progress := unlessQuiet(env.Stderr, *quiet)
 			return solve(ctx, env.Stdout, progress, p, egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30),
 				SearchTime: *searchTime, Workers: *workers})
 		}
@@ -86,86 +81,19 @@ var solveCommand = &command{
 func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egtb.SolveOptions) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
-	fmt.Fprintf(w, "position: %s\n", p)
-	fmt.Fprintf(w, "board: %d holes a row, %d seeds on the board, %s\n", p.Holes(), p.OnBoard(), opt.Rules)
-	if need := egtb.SolveMemory(p.Holes(), p.OnBoard()); need > opt.Memory {
-		fmt.Fprintf(w, "method: search with the endgame databases (a complete solution would take about %.1f GiB, more than --memory %.4g)\n",
-			need/(1<<30), opt.Memory/(1<<30))
-	} else {
-		fmt.Fprintf(w, "method: retrograde analysis of every position with up to %d seeds on the board: %d positions with South to move (as many with North, their mirror images)\n",
-			p.OnBoard(), egtb.CumulativeSize(p.Holes(), p.OnBoard()))
-	}
+	egtb.WriteSolvePlan(w, p, opt)
 	bar := terminal.NewProgressBar(progress)
-	opt.Progress = func(pr egtb.Progress) {
-		bar.Draw(fmt.Sprintf("%d of %d seeds", pr.Seeds, pr.MaxSeeds), pr.Done, pr.Total, pr.Elapsed)
-	}
-	opt.Bound = func(b egtb.Bound) {
-		fmt.Fprintf(w, "bounds at depth %d: %s to %s (%d nodes, %v)\n", b.Depth, signed(b.Lo), signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Millisecond))
-	}
-	opt.Search = func(ctx context.Context, tb *egtb.Tablebase, p rules.Position) (egtb.EngineResult, error) {
-		e, err := engine.New(engine.Config{Rules: opt.Rules, Tablebase: tb, HashMiB: 256})
-		if err != nil {
-			return egtb.EngineResult{}, err
-		}
-		res, err := e.Search(ctx, p, nil, engine.Limits{}, nil)
-		return egtb.EngineResult{Depth: res.Depth, Nodes: res.Nodes, Elapsed: res.Elapsed, Score: int(res.Score), Exact: res.Exact, PV: res.PV}, err
-	}
+	opt.Progress = func(pr egtb.Progress) { bar.Draw(pr.String(), pr.Done, pr.Total, pr.Elapsed) }
+	opt.Bound = func(b egtb.Bound) { fmt.Fprintln(w, b) }
+	opt.Search = enginesolve.Search(opt.Rules)
 	sol, err := egtb.Solve(ctx, p, opt)
 	bar.End()
 	switch {
-	case errors.Is(err, egtb.ErrNotFound):
-		return noDatabase(cmp.Or(opt.Dir, egtb.DefaultDir), p.Holes(), opt.Rules)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("interrupted")
 	case err != nil:
 		return err
 	}
-	if tb := sol.Databases; tb != nil {
-		fmt.Fprintf(w, "databases: %s, up to %d seeds on the board\n", tb.Dir(), tb.MaxSeeds())
-	}
-	if res := sol.Engine; res != nil {
-		fmt.Fprintf(w, "engine search: depth %d, %d nodes, %v, score %s%s\n", res.Depth, res.Nodes, res.Elapsed.Round(time.Millisecond),
-			engine.Score(res.Score), map[bool]string{true: " (exact)", false: " (estimate)"}[res.Exact])
-		switch {
-		case sol.Confirmed:
-			fmt.Fprintf(w, "the bounds confirm the engine's value at depth %d\n", sol.Bounds.Depth)
-		case res.Exact:
-			fmt.Fprintf(w, "the bounds did not meet in the time left; the value rests on the engine's search alone\n")
-		}
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	fmt.Fprintf(w, "time %v, memory %.2f GiB\n", sol.Elapsed.Round(time.Millisecond), float64(ms.Sys)/(1<<30))
-	if !sol.Solved {
-		fmt.Fprintf(w, "not solved: searched %v; the bounds of depth %d hold, the engine's estimate is %s\n", opt.SearchTime, sol.Bounds.Depth, engine.Score(sol.Engine.Score))
-		fmt.Fprintf(w, "value unknown, between %s and %s\n", signed(sol.Bounds.Lo), signed(sol.Bounds.Hi))
-		return nil
-	}
-	if sol.PVProven {
-		printLine(w, p, sol.PV, opt.Rules)
-	} else {
-		fmt.Fprintf(w, "the line the engine expects (its score is an estimate, the line is not proven best): %s\n", rules.MoveList(sol.PV))
-	}
-	fmt.Fprintf(w, "result: %s\n", egtb.Describe(p, sol.Value))
-	fmt.Fprintf(w, "value %s\n", signed(egtb.SouthValue(p, sol.Value)))
+	sol.Write(w, p, opt)
 	return nil
-}
-
-// printLine prints a principal variation from p and where it ends.
-func printLine(w io.Writer, p rules.Position, line []rules.Move, r rules.Rules) {
-	if len(line) == 0 {
-		fmt.Fprintf(w, "principal variation: none\n")
-	} else {
-		fmt.Fprintf(w, "principal variation (%d moves): %s\n", len(line), rules.MoveList(line))
-	}
-	end := p
-	for _, m := range line {
-		end, _ = end.Play(m, r)
-	}
-	if !end.HasLegalMove(r) {
-		f := end.Final()
-		fmt.Fprintf(w, "it ends: %s has no legal move; %s\n", end.ToMove(), rules.ResultText(f.Captured(rules.South), f.Captured(rules.North)))
-		return
-	}
-	fmt.Fprintf(w, "it reaches %s, where the best moves go round a cycle: the repetition rule ends the game with the seeds on the board counting for neither\n", end)
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/tune"
@@ -40,13 +37,9 @@ var tuneCommand = &command{
 			if err != nil {
 				return err
 			}
-			var holes []int
-			for _, f := range strings.Split(*boards, ",") {
-				h, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || h < 2 || h > 16 {
-					return usagef("--boards: %q is not a number of holes from 2 to 16", f)
-				}
-				holes = append(holes, h)
+			holes, err := tune.ParseBoards(*boards)
+			if err != nil {
+				return usagef("--boards: %v", err)
 			}
 			if *pairs < 1 || *depth < 1 || *depth > 30 || *passes < 1 || *step <= 0 || *workers < 1 || *verify < 0 {
 				return usagef("--pairs, --passes, --step and --workers must be positive, --depth from 1 to 30")
@@ -54,32 +47,20 @@ var tuneCommand = &command{
 			start := engine.DefaultWeights
 			if *startFlag != "" {
 				var err error
-				if start, err = parseWeights(*startFlag); err != nil {
+				if start, err = tune.ParseWeights(*startFlag); err != nil {
 					return usagef("--start: %v", err)
 				}
 			}
 			cfg := tune.Config{Rules: r, Boards: holes, Pairs: *pairs, Depth: *depth, OpeningPlies: 2, Passes: *passes,
 				Step: engine.Score(*step * float64(engine.Seed)), Accept: *accept, Seed: *seed, Workers: *workers}
-			began := time.Now()
-			fmt.Fprintf(env.Stdout, "start: %s\n", formatWeights(start))
-			best, err := tune.Run(ctx, cfg, start, func(m tune.Match) {
-				verdict := "rejected"
-				if m.Kept {
-					verdict = "kept"
-				}
-				fmt.Fprintf(env.Stdout, "pass %d  %-10s -> %s  score %.1f%% of %d games  %s  (%v)\n", m.Pass, m.Weight,
-					formatWeights(m.Candidate), 100*m.Score, m.Games, verdict, time.Since(began).Round(time.Second))
-			})
+			fmt.Fprintf(env.Stdout, "start: %s\n", tune.FormatWeights(start))
+			best, err := tune.Run(ctx, cfg, start, func(m tune.Match) { fmt.Fprintln(env.Stdout, m) })
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(env.Stdout, "tuned: %s\n", formatWeights(best))
+			fmt.Fprintf(env.Stdout, "tuned: %s\n", tune.FormatWeights(best))
 			if *verify > 0 {
-				openings, err := tune.Openings(r, holes, *verify, 2, *seed+1000)
-				if err != nil {
-					return err
-				}
-				score, games, err := tune.Play(ctx, r, best, start, *depth, openings, *workers)
+				score, games, err := tune.Verify(ctx, cfg, best, start, *verify)
 				if err != nil {
 					return err
 				}
@@ -88,27 +69,4 @@ var tuneCommand = &command{
 			return nil
 		}
 	},
-}
-
-// formatWeights prints weights as Go code, ready for engine.DefaultWeights.
-func formatWeights(w engine.Weights) string {
-	return fmt.Sprintf("Weights{RowSeeds: %d, Occupied: %d, Singletons: %d, Targets: %d, Tempo: %d}",
-		w.RowSeeds, w.Occupied, w.Singletons, w.Targets, w.Tempo)
-}
-
-// parseWeights reads five comma-separated weights in hundredths of a seed.
-func parseWeights(s string) (engine.Weights, error) {
-	f := strings.Split(s, ",")
-	if len(f) != 5 {
-		return engine.Weights{}, fmt.Errorf("want 5 comma-separated numbers, got %d", len(f))
-	}
-	var v [5]engine.Score
-	for i, x := range f {
-		n, err := strconv.Atoi(strings.TrimSpace(x))
-		if err != nil {
-			return engine.Weights{}, fmt.Errorf("%q is not a whole number", x)
-		}
-		v[i] = engine.Score(n)
-	}
-	return engine.Weights{RowSeeds: v[0], Occupied: v[1], Singletons: v[2], Targets: v[3], Tempo: v[4]}, nil
 }

@@ -42,7 +42,16 @@ type Config struct {
 	Save string
 	// HintTime is how long a hint thinks: DefaultHintTime when zero.
 	HintTime time.Duration
+	// Tablebase, if not nil, gives the hints and the strongest levels the
+	// exact values of endgames (package egtb). The hints and the strongest
+	// levels know the opening book of proven values (package book) in any
+	// case.
+	Tablebase engine.Tablebase
 }
+
+// strongestLevel is the lowest level that plays what is proven perfectly:
+// the endgame databases and the opening book.
+const strongestLevel = 9
 
 // DefaultHintTime is how long a hint thinks unless Config.HintTime says.
 const DefaultHintTime = 500 * time.Millisecond
@@ -58,6 +67,7 @@ type Session struct {
 	g          *rules.Game
 	rules      rules.Rules
 	level      int
+	tablebase  engine.Tablebase
 	human      rules.Side // the side the person plays, against the engine
 	twoPlayers bool
 	laps       bool
@@ -94,6 +104,7 @@ func NewSession(cfg Config, in io.Reader, out io.Writer) (*Session, error) {
 		rng:        cfg.Rand,
 		save:       cfg.Save,
 		hintTime:   cfg.HintTime,
+		tablebase:  cfg.Tablebase,
 	}
 	s.in.Buffer(make([]byte, 0, 4096), MaxLine)
 	return s, nil
@@ -106,7 +117,11 @@ func (s *Session) printf(format string, args ...any) {
 // engine returns the engine, making it when first needed.
 func (s *Session) engine() (*engine.Engine, error) {
 	if s.eng == nil {
-		e, err := engine.New(engine.Config{Rules: s.rules})
+		cfg := engine.Config{Rules: s.rules}
+		if s.twoPlayers || s.level >= strongestLevel {
+			cfg.Tablebase, cfg.Book = s.tablebase, true
+		}
+		e, err := engine.New(cfg)
 		if err != nil {
 			return nil, err
 		}

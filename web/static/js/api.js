@@ -63,5 +63,6 @@ export const api = {
   position: (body) => request("POST", "/api/position", body),
   parseRecord: (text) => request("POST", "/api/records/parse", { record: text }),
   analyze: (body, signal) => request("POST", "/api/analyze", body, { signal }),
+  tablebases: () => request("GET", "/api/tablebases"),
   recordURL: (id, format) => `/api/games/${enc(id)}/record?format=${format}`,
 };

@@ -2,7 +2,9 @@
 // from right to left, South's at the bottom lettered a.. from left to right,
 // so that seeds travel counterclockwise. Each hole is a <button> showing its
 // seeds and its count; the captured piles sit beside the board. The board
-// keeps its physical layout in right-to-left languages (dir="ltr").
+// keeps its physical layout in right-to-left languages (dir="ltr"). Turned
+// (setFlipped), it is seen from North's side: the whole table rotated half
+// a turn, North's row at the bottom, each hole keeping its letter.
 
 import { t, tp, num } from "./i18n.js";
 import { letterOf } from "./notation.js";
@@ -63,6 +65,7 @@ export class Board {
     this.piles = piles;
     this.onHole = onHole;
     this.holes = 0;
+    this.flipped = false;
     this.buttons = [];
     this.counts = [];
     this.container.setAttribute("dir", "ltr");
@@ -95,7 +98,9 @@ export class Board {
       pit.setAttribute("aria-hidden", "true");
       const tag = el("span", "tag");
       tag.setAttribute("aria-hidden", "true");
-      tag.append(el("span", "letter", letterOf(i, h)), el("span", "count", "0"));
+      // The space makes the visible text "a 4", which the label contains
+      // ("South hole a, 4 seeds"): speech input can name the hole as seen.
+      tag.append(el("span", "letter", letterOf(i, h)), " ", el("span", "count", "0"));
       b.append(pit, tag);
       b.addEventListener("click", () => this.onHole && this.onHole(b.dataset.hole));
       this.buttons.push(b);
@@ -104,6 +109,23 @@ export class Board {
     this.container.append(north, groove, south);
     this.counts = Array(2 * h).fill(-1);
     this.labelDirection();
+    this.orient();
+  }
+
+  /** Turns the board so that North's row is at the bottom (on), or back. */
+  setFlipped(on) {
+    this.flipped = !!on;
+    this.orient();
+  }
+
+  /** Lays the rows out for the orientation: the DOM order is the visual order, for the keyboard. */
+  orient() {
+    this.container.classList.toggle("flipped", this.flipped);
+    this.table.classList.toggle("flipped", this.flipped);
+    const rows = [".row.north", ".groove", ".row.south"].map((css) => this.container.querySelector(css));
+    if (rows.some((r) => !r)) return;
+    if (this.flipped) rows.reverse();
+    if (rows.some((r, i) => this.container.children[i] !== r)) this.container.append(...rows);
   }
 
   labelDirection() {

@@ -44,6 +44,44 @@ export function moveSentence(game, sowing, holes) {
 }
 
 /**
+ * The sowing of move ply (from 1) of a game view, from its sowings
+ * (docs/api.md), or null when the view leaves it out.
+ */
+export function sowingOf(game, ply) {
+  const k = ply - 1 - (game.sowingsFrom || 0);
+  return (game.sowings && k >= 0 && game.sowings[k]) || null;
+}
+
+/** The sentence of move ply of a game view: what it sowed and captured. */
+export function playedSentence(game, ply) {
+  const sowing = sowingOf(game, ply);
+  if (sowing) return moveSentence(game, sowing, game.holes);
+  const move = game.moves[ply - 1];
+  return t("play.sowed", { player: playerName(game, sideOfMove(move)), move });
+}
+
+/**
+ * Why a game ended other than by the rules of play (a resignation; online
+ * also time, agreement, abort, expiry): [headline, reason], or null.
+ */
+export function offBoardEnd(g) {
+  const end = g.online && g.online.end ? g.online.end : g.status === "resigned" ? "resign" : "";
+  if (!end) return null;
+  const loser = g.result === "1-0" ? "n" : g.result === "0-1" ? "s" : g.toMove;
+  const player = playerName(g, loser);
+  let head = t("result.wins", { player: playerName(g, other(loser)) });
+  if (g.result === "1/2-1/2") head = t("result.agreed");
+  if (g.result === "*") head = t("result.none");
+  const why = {
+    resign: t("end.resign", { player }),
+    timeout: t("end.timeout", { player }),
+    aborted: t("end.aborted"),
+    expired: t("end.expired", { player }),
+  }[end];
+  return [head, why || ""];
+}
+
+/**
  * Why a finished game ended: the sweep or the repetition. final is the
  * final position's notation, ply the number of moves played.
  */

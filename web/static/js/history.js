@@ -7,6 +7,7 @@ import { t, tp, num, dateTime } from "./i18n.js";
 import { seats, clockName } from "./online.js";
 import { shortResult, playerName } from "./explain.js";
 import { busy, showError, showMessage, clearMessage, el } from "./ui.js";
+import { requestReview } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
@@ -141,6 +142,15 @@ function row(g) {
   // A finished game opens at its start, ready to be played through.
   open.href = g.result === "*" ? `#/play/${encodeURIComponent(g.id)}` : `#/play/${encodeURIComponent(g.id)}/0`;
   actions.append(open);
+  if ((g.result !== "*" || g.end) && g.moves > 0) {
+    // A finished game opens with its review under way.
+    const review = el("a", "button small quiet", t("review.action"));
+    review.href = `#/play/${encodeURIComponent(g.id)}`;
+    review.dataset.review = "";
+    review.setAttribute("aria-label", t("review.actionLabel", { game: vs(g) }));
+    review.addEventListener("click", () => requestReview(g.id));
+    actions.append(review);
+  }
   const name = vs(g);
   for (const format of ["text", "json"]) {
     const label = format === "text" ? t("history.exportText") : t("history.exportJSON");

@@ -1,6 +1,8 @@
 // The page's entry point: loads the language, wires the views and routes by
-// the URL hash: #/play/{id}[/{ply}], #/analysis[/{id}/{ply}], #/history,
-// #/rules, #/about, #/join/{code}. Keyboard shortcuts go to the screen shown.
+// the URL hash: #/play/{id}[/{ply}], #/analysis[/{id}/{ply}],
+// #/analysis/position/{notation}[/{variant}[/{maxLaps}]], #/history,
+// #/rules, #/about, #/join/{code}, #/learn[/lesson/{n}|/puzzle/{id}]. Keyboard
+// shortcuts go to the screen shown.
 
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { diagram } from "./board.js";
@@ -8,17 +10,26 @@ import * as play from "./play.js";
 import * as analysis from "./analysis.js";
 import * as history from "./history.js";
 import * as join from "./join.js";
+import { openAbout, renderAbout } from "./about.js";
 import { initNewGame, update as updateNewGame } from "./newgame.js";
 import { busy, showError, leaveScreen } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ["play", "analysis", "history", "rules", "about", "join"];
+const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn"];
 let current = "";
 let lastRoute = "";
 
 /** Splits the hash into the screen and its arguments. */
 function parseRoute() {
-  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  // A part cut short ("%2") is kept as written: its screen says it is wrong.
+  const decode = (s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decode);
   const name = VIEWS.includes(parts[0]) ? parts[0] : "play";
   return { name, args: VIEWS.includes(parts[0]) ? parts.slice(1) : [] };
 }
@@ -28,9 +39,22 @@ function plyArg(s) {
   return s !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 
+// Learn is loaded the first time it is opened: most visits never need it.
+let learn = null;
+async function learnModule() {
+  if (!learn) {
+    // Marked busy, as every wait for the server is.
+    const mod = await busy(() => import("./learn.js"));
+    mod.initLearn();
+    learn = mod;
+  }
+  return learn;
+}
+
 async function route() {
   const { name, args } = parseRoute();
   if (current === "play" && name !== "play") play.leavePlay();
+  if (current === "learn" && name !== "learn" && learn) learn.leaveLearn();
   const changed = name !== current;
   // A message belongs to the screen (and the game) that raised it.
   const key = name + "/" + (args[0] || "");
@@ -49,7 +73,8 @@ async function route() {
       else await play.resumeOrNew();
       break;
     case "analysis":
-      await analysis.openAnalysis(args[0], plyArg(args[1]));
+      if (args[0] === "position") await analysis.openPosition(args.slice(1));
+      else await analysis.openAnalysis(args[0], plyArg(args[1]));
       break;
     case "history":
       await history.openHistory();
@@ -57,8 +82,14 @@ async function route() {
     case "join":
       await join.openJoin(args[0]);
       break;
+    case "learn":
+      await (await learnModule()).openLearn(args);
+      break;
     case "rules":
       diagram($("rules-board"), 6, 4);
+      break;
+    case "about":
+      await openAbout();
       break;
   }
 }
@@ -119,8 +150,10 @@ async function start() {
       play.render();
       analysis.renderAnalysis();
       history.render();
+      if (learn) learn.render();
       updateNewGame();
       if (current === "rules") diagram($("rules-board"), 6, 4);
+      renderAbout();
     });
     $("skip-link").addEventListener("click", (e) => {
       e.preventDefault();

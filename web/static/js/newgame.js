@@ -1,11 +1,12 @@
-// The new-game dialog: board size, seeds, variant, opponent and level, who
-// starts, names, a single game or a series. The last choices are
-// remembered for next time.
+// The new-game dialog: board size, seeds, variant, opponent and level, the
+// player's side (against the computer or online), who starts, names, a
+// single game or a series. The last choices are remembered for next time.
 
 import { api } from "./api.js";
 import { t, tp, num } from "./i18n.js";
 import { busy, showError, el } from "./ui.js";
 import { keepSeat, savedName, rememberName } from "./online.js";
+import { sideName } from "./explain.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "endodoi.newgame";
@@ -29,7 +30,7 @@ export function initNewGame() {
   const dialog = $("new-game-dialog");
   fillLevels();
   restore();
-  for (const id of ["ng-opponent", "ng-level", "ng-variant", "ng-mode"]) {
+  for (const id of ["ng-opponent", "ng-level", "ng-variant", "ng-mode", "ng-side"]) {
     $(id).addEventListener("change", update);
   }
   $("ng-cancel").addEventListener("click", () => dialog.close());
@@ -59,15 +60,25 @@ export function update() {
   for (const e of document.querySelectorAll(".ng-computer")) e.hidden = !computer;
   for (const e of document.querySelectorAll(".ng-online")) e.hidden = !online;
   for (const e of document.querySelectorAll(".ng-local")) e.hidden = online;
+  for (const e of document.querySelectorAll(".ng-seat")) e.hidden = !computer && !online;
   if (!online && $("ng-first").value === "random") $("ng-first").value = "s";
   for (const d of [1, 3, 7]) $(`ng-clock-${d}`).textContent = tp("clock.perMove", d);
   for (const e of document.querySelectorAll(".ng-series")) e.hidden = $("ng-mode").value !== "series";
   fillLevels();
   $("ng-level-desc").textContent = levelDescription(Number($("ng-level").value));
-  $("ng-first-s").textContent = computer ? t("ng.firstYou") : t("side.south");
-  $("ng-first-n").textContent = computer ? t("ng.firstComputer") : t("side.north");
-  $("ng-south-label").textContent = computer ? t("ng.yourName") : t("ng.southName");
-  $("ng-north-label").textContent = computer ? t("ng.computerName") : t("ng.northName");
+  // Against the computer the first name field is the person's, the
+  // second the computer's, on whichever side each plays.
+  const side = $("ng-side").value;
+  const who = (s) => (side === "random" ? null : s === side ? t("ng.firstYou") : t("ng.firstComputer"));
+  for (const s of ["s", "n"]) {
+    const name = computer && who(s);
+    $(`ng-first-${s}`).textContent = name ? t("player.named", { name, side: sideName(s) }) : sideName(s);
+  }
+  const yours = { s: t("ng.yourName"), n: t("play.ngYourNameNorth"), random: t("ng.name") }[side];
+  const it = side === "s" ? "n" : side === "n" ? "s" : "random";
+  const its = { s: t("play.ngComputerNameSouth"), n: t("ng.computerName"), random: t("play.ngComputerName") }[it];
+  $("ng-south-label").textContent = computer ? yours : t("ng.southName");
+  $("ng-north-label").textContent = computer ? its : t("ng.northName");
   $("ng-north").placeholder = computer ? t("player.computer", { level: num(Number($("ng-level").value)) }) : t("side.north");
   $("ng-south").placeholder = computer ? t("player.you") : t("side.south");
   $("ng-variant-desc").textContent = $("ng-variant").value === "cross" ? t("variant.crossDesc") : t("variant.standardDesc");
@@ -148,11 +159,19 @@ async function start() {
     const [m, s] = $("ng-clock").value.split(/[+d]/).map(Number);
     if ($("ng-clock").value.endsWith("d")) body.clock = { days: m };
     else if (m) body.clock = { minutes: m, increment: s };
+  } else if (computer) {
+    // The person's side: the computer takes the other, and moves first
+    // when it plays the side that starts.
+    let me = $("ng-side").value;
+    if (me !== "s" && me !== "n") me = Math.random() < 0.5 ? "s" : "n";
+    const it = me === "s" ? "n" : "s";
+    if (south) body[me === "s" ? "south" : "north"] = south;
+    if (north) body[it === "s" ? "south" : "north"] = north;
+    body.computer = { side: it, level: Number($("ng-level").value) };
   } else {
     if (south) body.south = south;
     if (north) body.north = north;
   }
-  if (computer) body.computer = { side: "n", level: Number($("ng-level").value) };
   if ($("ng-mode").value === "series") body.series = values["ng-target"];
   remember();
   await busy(async () => {

@@ -1,5 +1,6 @@
 // Online play (docs/api.md, "Online play"): the seats this browser holds,
-// the live connection to a game, the clocks and the sound of a move. A
+// the live connection to a game, the clocks; and the sound of a move, in
+// every game. A
 // seat's token stays in localStorage and in memory: never in a URL, the
 // page or the console.
 
@@ -127,16 +128,21 @@ export function clockText(ms, days) {
   return h ? `${num(h)}:${ms2}` : `${num(Math.floor(s / 60))}:${two(s % 60)}`;
 }
 
-// The sound of a move: a short wooden click made with WebAudio, once the
-// person has turned it on (browsers start audio only after a gesture).
+// The sound of a move, in every game: a short wooden knock made with
+// WebAudio (no sound files), and a lower one when seeds are captured. Off
+// until the person turns it on; browsers start audio only after a gesture,
+// so the first click or key after that wakes it. Silent while the page is
+// hidden. The page counts the sounds it makes in html data-sounds, a hook
+// for tests.
 let audio = null;
+let made = 0;
 export const soundOn = () => load("endodoi.sound", false) === true;
 
 function unlock() {
   if (!soundOn()) return;
   const AC = window.AudioContext || window.webkitAudioContext;
   if (!audio && AC) audio = new AC();
-  if (audio && audio.state === "suspended") audio.resume();
+  if (audio && audio.state === "suspended") audio.resume().catch(() => {});
 }
 
 export function setSound(on) {
@@ -148,17 +154,20 @@ export function initSound() {
   for (const type of ["pointerdown", "keydown"]) addEventListener(type, unlock, { capture: true });
 }
 
-export function click() {
-  if (!audio || !soundOn() || audio.state !== "running") return;
+/** Plays the sound of a move ("move") or of a capture ("capture"), if sound is on. */
+export function click(kind = "move") {
+  if (!audio || !soundOn() || document.hidden || audio.state !== "running") return;
+  const capture = kind === "capture";
   const at = audio.currentTime;
   const osc = audio.createOscillator();
   const gain = audio.createGain();
   osc.type = "triangle";
-  osc.frequency.setValueAtTime(1100, at);
-  osc.frequency.exponentialRampToValueAtTime(260, at + 0.05);
+  osc.frequency.setValueAtTime(capture ? 520 : 1100, at);
+  osc.frequency.exponentialRampToValueAtTime(capture ? 140 : 260, at + (capture ? 0.09 : 0.05));
   gain.gain.setValueAtTime(0.3, at);
-  gain.gain.exponentialRampToValueAtTime(0.001, at + 0.09);
+  gain.gain.exponentialRampToValueAtTime(0.001, at + (capture ? 0.16 : 0.09));
   osc.connect(gain).connect(audio.destination);
   osc.start(at);
-  osc.stop(at + 0.1);
+  osc.stop(at + (capture ? 0.18 : 0.1));
+  document.documentElement.dataset.sounds = String(++made);
 }

@@ -1,21 +1,27 @@
 // The game screen: the board, the players, the move list and the game's
 // controls. Moves go to the server; the answer's sowing trace is animated
-// before the board snaps to the server's position. Against the computer its
-// reply follows after a short, natural pause. An online game follows its
-// live connection (online.js): each change the server sends is shown, a
-// move animated, and the seat this browser holds may move and act.
+// before the board snaps to the server's position, and earlier moves replay
+// from the sowings of the game's view: the page plays no rules itself.
+// Against the computer its reply follows after a short, natural pause. An
+// online game follows its live connection (online.js): each change the
+// server sends is shown, a move animated, and the seat this browser holds
+// may move and act. The player's own row is at the bottom unless the board
+// is turned; the choice is remembered for each game.
 
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { t, tp, num } from "./i18n.js";
 import { parsePosition, indexOf, ownerOf, letterOf, startPosition, boardSeeds, other, sideOfMove } from "./notation.js";
-import { traceMove } from "./rules.js";
 import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
-import { moveSentence, endSentence, resultSentence, hintSentence, playerName, playerLabel, sideName } from "./explain.js";
+import {
+  moveSentence, endSentence, resultSentence, hintSentence, playerName, playerLabel, sideName,
+  sowingOf, playedSentence, offBoardEnd,
+} from "./explain.js";
 import { busy, isBusy, showMessage, clearMessage, showError, announce, sleep, el, initialSpeed, rememberSpeed } from "./ui.js";
 import { openNewGame } from "./newgame.js";
 import { Live, seatOf, keepSeat, clockText, click, soundOn, setSound, initSound } from "./online.js";
+import { renderReview } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,7 +34,7 @@ let anim = null; // AbortController of the running animation, for Skip
 let thinking = false;
 let token = 0; // bumped when another game opens: older async work then stops
 let speed = initialSpeed();
-const ends = new Map(); // ply -> {from, to}: the holes to highlight after that move
+let flipped = false; // the board shows North's row at the bottom
 let live = null; // the live connection of the online game shown
 let seat = null; // {side, token} of the online game shown, when this browser plays it
 let connected = false;
@@ -37,6 +43,7 @@ let stamp = 0; // performance.now() when the clocks shown were read
 let pending = null; // a move or action sent on the live connection, awaiting its answer
 let confirming = false; // the resign confirmation is shown
 let reading = false; // the inbox is being read
+let copied = 0; // the timer that hides "Link copied"
 
 export function initPlay() {
   board = new Board($("board"), {
@@ -75,16 +82,18 @@ export function initPlay() {
     const b = e.target.closest("button[data-action]");
     if (!b) return;
     if (b.dataset.action !== "resign") return act(b.dataset.action);
-    confirming = true;
-    render();
-    $("resign-yes").focus();
+    confirmResign();
   });
-  $("resign-yes").addEventListener("click", () => act("resign"));
+  $("resign").addEventListener("click", confirmResign);
+  $("resign-yes").addEventListener("click", () => (game && !game.online ? resignHere() : act("resign")));
   $("resign-no").addEventListener("click", () => {
     confirming = false;
     render();
-    $("act-resign").focus();
+    $(game && game.online ? "act-resign" : "resign").focus();
   });
+  $("rematch").addEventListener("click", rematch);
+  $("copy-link").addEventListener("click", copyLink);
+  $("flip-board").addEventListener("click", flipBoard);
   $("invite-copy").addEventListener("click", copyInvite);
   $("invite-share").addEventListener("click", () =>
     navigator.share({ title: t("app.title"), text: t("invite.text"), url: $("invite-link").value }).catch(() => {}),
@@ -165,7 +174,13 @@ function closeLive() {
 }
 
 function setGame(g) {
-  if (!game || game.id !== g.id) ends.clear();
+  if (!game || game.id !== g.id) {
+    flipped = flipOf(g);
+    confirming = false;
+    clearTimeout(copied);
+    $("copy-feedback").textContent = "";
+    $("game-link").hidden = true;
+  }
   stamp = performance.now();
   if (g.online && seat && g.online.next && !seatOf(g.online.next)) keepSeat(g.online.next, { side: seat.side, token: seat.token });
   game = g;
@@ -179,9 +194,7 @@ function lastMoveExplanation() {
   const g = game;
   const ply = g.moves.length;
   if (ply === 0) return null;
-  const sowing = traceMove(parsePosition(g.positions[ply - 1]), g.moves[ply - 1], g.variant, g.maxLaps);
-  if (!sowing) return null;
-  return () => moveSentence(g, sowing, g.holes);
+  return () => playedSentence(g, ply);
 }
 
 function endText(g) {
@@ -195,16 +208,57 @@ const computerToMove = () => !!game && game.status === "playing" && game.toMove 
 /** The origin and ending holes of the move that led to ply, for highlighting. */
 function lastHoles(ply) {
   if (!game || ply < 1) return null;
-  if (!ends.has(ply)) {
-    const sw = traceMove(parsePosition(game.positions[ply - 1]), game.moves[ply - 1], game.variant, game.maxLaps);
-    ends.set(ply, sw ? { from: sw.laps[0].from, to: sw.laps[sw.laps.length - 1].to } : null);
+  const sw = sowingOf(game, ply);
+  if (sw) return { from: sw.laps[0].from, to: sw.laps[sw.laps.length - 1].to };
+  return { from: indexOf(game.moves[ply - 1], game.holes), to: -1 };
+}
+
+// The side of the board: the player's own row at the bottom, unless the
+// person turned the board for this game (remembered for the latest games).
+const FLIP_KEY = "endodoi.flip";
+const FLIPS_KEPT = 100;
+
+function flips() {
+  try {
+    const m = JSON.parse(localStorage.getItem(FLIP_KEY));
+    return m && typeof m === "object" ? m : {};
+  } catch {
+    return {};
   }
-  return ends.get(ply);
+}
+
+/** The row this browser plays in g: the person's against the computer, its seat's online, else South's. */
+function ownSide(g) {
+  if (g.online) return seat ? seat.side : "s";
+  if (g.computer) return other(g.computer.side);
+  return "s";
+}
+
+function flipOf(g) {
+  const v = flips()[g.id];
+  return typeof v === "boolean" ? v : ownSide(g) === "n";
+}
+
+function flipBoard() {
+  if (!game) return;
+  flipped = !flipped;
+  const m = flips();
+  delete m[game.id]; // the newest last, so that the oldest go first
+  m[game.id] = flipped;
+  const ids = Object.keys(m);
+  for (const id of ids.slice(0, Math.max(0, ids.length - FLIPS_KEPT))) delete m[id];
+  try {
+    localStorage.setItem(FLIP_KEY, JSON.stringify(m));
+  } catch {
+    // Not remembered; turned for now.
+  }
+  render();
 }
 
 /** Draws everything from the state; cheap enough to call after any change. */
 export function render() {
   if (!board) return;
+  renderReview(game, view, setView); // the review of a finished game (review.js)
   if (!game) {
     renderEmpty();
     return;
@@ -212,6 +266,7 @@ export function render() {
   const total = game.moves.length;
   const atEnd = view === total;
   const over = game.status !== "playing";
+  if (over) confirming = false;
   const pos = parsePosition(game.positions[view]);
   const online = game.online;
   const seated = !online || (online.seats.s && online.seats.n);
@@ -223,6 +278,9 @@ export function render() {
   // repetition) counting for nobody.
   const captured = atEnd ? { s: game.score.south, n: game.score.north } : pos.captured;
   $("board").classList.toggle("ended", atEnd && over);
+  board.setFlipped(flipped);
+  $("flip-board").setAttribute("aria-pressed", String(flipped));
+  $("flip-board").disabled = false;
   board.show(pos, {
     legal: canMove ? game.legalMoves : [],
     captured,
@@ -246,13 +304,15 @@ export function render() {
   result.hidden = !ended;
   result.replaceChildren();
   if (ended) {
-    const [head, why] = online && online.end ? onlineEnd(game) : [resultSentence(game, game.result, game.score), endText(game)];
+    const [head, why] = offBoardEnd(game) || [resultSentence(game, game.result, game.score), endText(game)];
     result.append(el("strong", "", head));
     if (why) result.append(el("p", "", why));
   }
-  renderSeries();
+  renderSeries(ended);
   if (online) $("next-game").hidden = !ended || !(online.next || (game.series && !game.series.over && seat));
+  $("rematch").hidden = !!online || !ended || !!game.series;
   renderOnline(ended, seated);
+  renderResign(over);
 
   renderMoves($("moves"), game.moves, view, (side) => playerName(game, side), setView);
   $("step-first").disabled = $("step-back").disabled = view === 0 || !!anim;
@@ -263,19 +323,17 @@ export function render() {
 
   $("hint").disabled = !canMove;
   $("hint").hidden = $("takeback").hidden = !!online;
-  // A finished game of a series is counted in the tally: it stays as it ended.
-  $("takeback").disabled = total === 0 || !!anim || thinking || (over && !!game.series);
+  // A finished game of a series is counted in the tally, and a resignation
+  // stands: such a game stays as it ended.
+  $("takeback").disabled = total === 0 || !!anim || thinking || (over && !!game.series) || game.status === "resigned";
   $("play-through").disabled = total === 0 || !!anim;
-  $("analyse-game").disabled = false;
+  $("analyse-game").disabled = $("copy-link").disabled = false;
   $("skip").disabled = !anim;
 
   let text = "";
   if (!anim) {
     if (atEnd) text = explain ? explain() : "";
-    else if (view > 0) {
-      const sw = traceMove(parsePosition(game.positions[view - 1]), game.moves[view - 1], game.variant, game.maxLaps);
-      text = sw ? moveSentence(game, sw, game.holes) : "";
-    }
+    else if (view > 0) text = playedSentence(game, view);
   }
   $("explain").textContent = text;
   $("hint-text").hidden = !(canMove && hint);
@@ -284,6 +342,9 @@ export function render() {
 
 function renderEmpty() {
   $("board").classList.remove("ended");
+  flipped = false;
+  board.setFlipped(false);
+  $("flip-board").setAttribute("aria-pressed", "false");
   board.show(parsePosition(startPosition(8, 4)), { legal: [] });
   $("name-south").textContent = t("side.south");
   $("name-north").textContent = t("side.north");
@@ -295,12 +356,15 @@ function renderEmpty() {
   $("result").hidden = true;
   $("series-info").hidden = true;
   $("next-game").hidden = true;
+  $("rematch").hidden = true;
   $("online").hidden = true;
+  $("resign").hidden = $("resign-confirm").hidden = true;
+  confirming = false;
   for (const id of ["clock-south", "clock-north", "presence-south", "presence-north"]) $(id).hidden = true;
   $("tally-south").replaceChildren();
   $("tally-north").replaceChildren();
   renderMoves($("moves"), [], 0, () => "", () => {});
-  for (const id of ["step-first", "step-back", "step-forward", "step-last", "hint", "takeback", "play-through", "analyse-game", "skip"]) {
+  for (const id of ["step-first", "step-back", "step-forward", "step-last", "hint", "takeback", "play-through", "analyse-game", "skip", "copy-link", "flip-board"]) {
     $(id).disabled = true;
   }
   $("viewing").hidden = true;
@@ -321,7 +385,7 @@ function statusText() {
   return t("status.toMove", { player: playerLabel(g, g.toMove) });
 }
 
-function renderSeries() {
+function renderSeries(ended) {
   const s = game.series;
   const info = $("series-info");
   for (const side of ["s", "n"]) {
@@ -338,7 +402,7 @@ function renderSeries() {
     tally.setAttribute("aria-label", t("series.pins", { wins: num(wins) }));
   }
   info.hidden = !s;
-  $("next-game").hidden = !s || s.over || game.status === "playing";
+  $("next-game").hidden = !s || s.over || !ended;
   if (!s) return;
   info.replaceChildren(el("span", "series-target", t("series.target", { n: num(s.target) })));
   if (s.draws) info.append(el("span", "series-draws", tp("series.draws", s.draws)));
@@ -472,14 +536,13 @@ async function playOut(next, sowing, my, quick) {
   view = ply - 1;
   render();
   try {
-    await animateSowing(board, before, sowing, { speed: quick ? "instant" : speed, signal, onLap: showLap });
+    await animateSowing(board, before, sowing, { speed: quick ? "instant" : speed, signal, onLap: showLap, onCapture: () => click("capture") });
     if (next.status === "no-legal-move" && !signal.aborted) await animateSweep(next, signal);
   } finally {
     $("lap-info").textContent = "";
     anim = null;
   }
   if (my !== token) return;
-  ends.set(ply, { from: sowing.laps[0].from, to: sowing.laps[sowing.laps.length - 1].to });
   view = ply;
   explain = () => moveSentence(next, sowing, next.holes);
   render();
@@ -545,6 +608,88 @@ async function takeback() {
   });
 }
 
+/** Asks before resigning: a resignation cannot be taken back. */
+function confirmResign() {
+  if (!game || game.status !== "playing") return;
+  confirming = true;
+  render();
+  $("resign-yes").focus();
+}
+
+/**
+ * The resignation of a game on one device, and its confirmation (online
+ * the seat's own buttons resign). Against the computer the person resigns;
+ * between two people, the side to move.
+ */
+function renderResign(over) {
+  const online = !!game.online;
+  $("resign").hidden = online || over;
+  $("resign").disabled = !!anim || thinking;
+  $("resign-confirm").hidden = !confirming;
+  const who = online || game.computer ? "" : playerName(game, game.toMove);
+  $("resign-sure").textContent = who ? t("play.resignFor", { player: who }) : t("act.resignSure");
+}
+
+async function resignHere() {
+  confirming = false;
+  const g = game;
+  if (!g || g.online || g.status !== "playing") return render();
+  const my = token;
+  await busy(async () => {
+    try {
+      const v = await api.action(g.id, "resign", g.moves.length);
+      if (my !== token) return;
+      setGame(v);
+      render();
+      announce(offBoardEnd(v).join(" "));
+      $($("rematch").hidden ? "new-game" : "rematch").focus();
+    } catch (err) {
+      await recover(err, my);
+    }
+  });
+}
+
+/** A new game with the same settings, the players' sides swapped. */
+async function rematch() {
+  const g = game;
+  if (!g || g.online) return;
+  const body = { position: g.start, variant: g.variant, maxLaps: g.maxLaps };
+  if (g.north) body.south = g.north;
+  if (g.south) body.north = g.south;
+  if (g.computer) body.computer = { side: other(g.computer.side), level: g.computer.level };
+  await busy(async () => {
+    try {
+      const next = await api.createGame(body);
+      location.hash = `#/play/${next.id}`;
+    } catch (err) {
+      showError(err);
+    }
+  });
+}
+
+/** Copies the game's link; where the clipboard is not available, shows it selected. */
+async function copyLink() {
+  if (!game) return;
+  const url = new URL(`#/play/${game.id}`, location.href).href;
+  const field = $("game-link");
+  const say = (text) => {
+    clearTimeout(copied);
+    $("copy-feedback").textContent = text;
+    copied = setTimeout(() => ($("copy-feedback").textContent = ""), 5000);
+  };
+  try {
+    await navigator.clipboard.writeText(url);
+    field.hidden = true;
+    say(t("play.linkCopied"));
+  } catch {
+    field.value = url;
+    field.hidden = false;
+    field.focus();
+    field.select();
+    say(t("invite.select"));
+  }
+}
+
 async function nextGame() {
   if (game && game.online) {
     if (game.online.next) location.hash = `#/play/${game.online.next}`;
@@ -576,13 +721,12 @@ async function playThrough() {
     try {
       for (let ply = from + 1; ply <= g.moves.length && !signal.aborted; ply++) {
         const before = parsePosition(g.positions[ply - 1]);
-        const sowing = traceMove(before, g.moves[ply - 1], g.variant, g.maxLaps);
         view = ply - 1;
         render();
         board.show(before, { legal: [], last: lastHoles(ply - 1) });
-        await animateSowing(board, before, sowing, { speed: pace, signal, onLap: showLap });
+        await animateSowing(board, before, sowingOf(g, ply), { speed: pace, signal, onLap: showLap });
         view = ply;
-        $("explain").textContent = sowing ? moveSentence(g, sowing, g.holes) : "";
+        $("explain").textContent = playedSentence(g, ply);
         board.show(parsePosition(g.positions[ply]), { legal: [], last: lastHoles(ply) });
         await sleep(500, signal);
       }
@@ -655,26 +799,10 @@ function tell(event = "", g) {
   else if (event.startsWith("rematch") && o.rematchOffer && o.rematchOffer !== mine) text = t("offer.rematch", { player: playerName(g, o.rematchOffer) });
   else if (event === "join" && mine) text = t("online.joined", { player: playerName(g, other(mine)) });
   else if (event.endsWith("decline") && mine) showMessage((text = t("offer.declined", { player: playerName(g, other(mine)) })), "info");
-  else if (g.status !== "playing" && event !== "presence") text = onlineEnd(g).join(" ");
+  else if (g.status !== "playing" && event !== "presence") text = (offBoardEnd(g) || [resultSentence(g, g.result, g.score), endText(g)]).join(" ");
   else if (event === "takeback") text = statusText();
   if (text) announce(text);
   if (event.startsWith("rematch") && o.next && mine) location.hash = `#/play/${o.next}`;
-}
-
-/** Why an online game ended other than by the rules: [headline, reason]. */
-function onlineEnd(g) {
-  const loser = g.result === "1-0" ? "n" : g.result === "0-1" ? "s" : g.toMove;
-  const player = playerName(g, loser);
-  let head = t("result.wins", { player: playerName(g, other(loser)) });
-  if (g.result === "1/2-1/2") head = t("result.agreed");
-  if (g.result === "*") head = t("result.none");
-  const why = {
-    resign: t("end.resign", { player }),
-    timeout: t("end.timeout", { player }),
-    aborted: t("end.aborted"),
-    expired: t("end.expired", { player }),
-  }[g.online.end];
-  return [head, why || ""];
 }
 
 /** Marks the page busy until the server answers what was sent on the live connection. */
@@ -795,9 +923,7 @@ function renderOnline(ended, seated) {
   }
 
   const playing = game.status === "playing";
-  if (!playing) confirming = false;
   $("online-actions").hidden = !mine || confirming;
-  $("resign-confirm").hidden = !mine || !confirming;
   const n = game.moves.length;
   const show = {
     "act-abort": playing && n < 2,

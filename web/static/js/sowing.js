@@ -18,11 +18,12 @@ const FLOOR = 0.3;
 
 /**
  * Animates sowing (the API's sowing view) on board, which shows before
- * (a parsed position). onLap(lap, laps, inHand) reports progress. Returns
- * early, leaving the board for the caller to snap, when speed is instant or
- * signal aborts (Skip).
+ * (a parsed position). onLap(lap, laps, inHand) reports progress, and
+ * onCapture(), if given, the moment captured seeds fly. Returns early,
+ * leaving the board for the caller to snap, when speed is instant, there
+ * is no sowing, or signal aborts (Skip).
  */
-export async function animateSowing(board, before, sowing, { speed, signal, onLap }) {
+export async function animateSowing(board, before, sowing, { speed, signal, onLap, onCapture }) {
   if (speed === "instant" || !sowing || !sowing.laps.length || signal.aborted) return;
   const n = 2 * before.holes;
   const counts = before.board.slice();
@@ -66,6 +67,7 @@ export async function animateSowing(board, before, sowing, { speed, signal, onLa
     board.setCount(sowing.captureFrom, 0);
     board.setCount(end, 0);
     const flight = Math.min(700, Math.max(250, base * 4));
+    if (onCapture) onCapture();
     await Promise.all([
       board.fly(sowing.captureFrom, mover, fromOpposite, flight, signal),
       board.fly(end, mover, 1, flight, signal),

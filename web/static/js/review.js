@@ -1,0 +1,374 @@
+// The review of a finished game (docs/api.md, "Review"): the server's engine
+// grades every move in the background; this panel starts the review, shows
+// its progress, then each player's accuracy, an evaluation graph and the
+// best line at each mistake, and marks the grades in the move list.
+
+import { ApiError } from "./api.js";
+import { t, tp, num, signed, language } from "./i18n.js";
+import { busy, showError, announce, el } from "./ui.js";
+import { playerName } from "./explain.js";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const POLL = 600; // ms between looks at a review under way
+// The marks in the move list; a good move has none.
+const SYMBOL = { best: "!", good: "", inaccuracy: "?!", mistake: "?", blunder: "??" };
+// The graph's drawing box.
+const W = 300;
+const H = 120;
+const PAD = 6;
+
+let game = null; // the game view shown, when it is finished
+let view = 0; // the ply shown
+let goTo = () => {}; // shows a ply of the game
+let state = null; // {key, id, status, progress, review, error}
+let timer = 0;
+let wanted = null; // the game whose review was asked for from the list of games
+let lines = new Set(); // the plies whose best line is shown
+let drawn = ""; // what the panel shows, to redraw it only when that changes
+let marking = false; // the move list is due to be marked
+
+/** Asks for the review of game id, to start once the game is shown (from the list of games). */
+export function requestReview(id) {
+  wanted = id;
+  if (state && state.id === id && (state.status === "none" || state.status === "failed")) {
+    wanted = null;
+    start();
+  }
+}
+
+/** Shows the review panel of g (a game view, or null) at ply; setView(ply) shows a ply. */
+export function renderReview(g, ply, setView) {
+  const panel = $("review");
+  if (!panel) return;
+  goTo = setView;
+  view = ply;
+  const over = !!g && g.moves.length > 0 && (g.status !== "playing" || !!(g.online && g.online.end));
+  if (!over) {
+    game = null;
+    panel.hidden = true;
+    stop();
+    state = null;
+    return;
+  }
+  game = g;
+  const key = `${g.id}/${g.moves.length}`;
+  if (!state || state.key !== key) {
+    stop();
+    lines = new Set();
+    state = { key, id: g.id, status: "loading", progress: { done: 0, total: g.moves.length } };
+    refresh(state);
+  }
+  panel.hidden = false;
+  draw();
+  // The move list is drawn after this call: mark it once it is.
+  if (!marking) {
+    marking = true;
+    queueMicrotask(() => {
+      marking = false;
+      markMoves();
+    });
+  }
+}
+
+function stop() {
+  clearTimeout(timer);
+  timer = 0;
+}
+
+/** The review endpoint of game id: GET reads it, POST starts it. */
+async function call(method, id) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (method === "POST") {
+    init.body = "{}";
+    init.headers["Content-Type"] = "application/json";
+  }
+  let res;
+  try {
+    res = await fetch(`/api/games/${encodeURIComponent(id)}/review`, init);
+  } catch {
+    throw new ApiError(0, "network", true);
+  }
+  let data = null;
+  try {
+    data = await res.json();
+  } catch {
+    // A body that is not JSON still has a status.
+  }
+  if (!res.ok) throw new ApiError(res.status, (data && data.error) || `HTTP ${res.status}`);
+  return data;
+}
+
+/** Takes an answer of the server into s, if s is still the review shown. */
+function take(s, answer) {
+  if (s !== state) return false;
+  const before = s.status;
+  Object.assign(s, { status: answer.status, progress: answer.progress, review: answer.review, error: answer.error });
+  if (s.status === "queued" || s.status === "running") timer = setTimeout(() => refresh(s), POLL);
+  draw();
+  markMoves();
+  if (before !== "done" && s.status === "done" && before !== "loading") announce(t("review.ready"));
+  return true;
+}
+
+/** Reads the review (and starts it if it was asked for from the list of games). */
+async function refresh(s) {
+  try {
+    const answer = await call("GET", s.id);
+    if (!take(s, answer)) return;
+    if (wanted !== s.id) return;
+    wanted = null;
+    if (s.status === "none" || s.status === "failed") await start();
+    $("review").scrollIntoView({ block: "nearest" });
+  } catch (err) {
+    if (s !== state) return;
+    s.status = "error";
+    draw();
+    showError(err);
+  }
+}
+
+async function start() {
+  const s = state;
+  if (!s) return;
+  stop();
+  await busy(async () => {
+    try {
+      take(s, await call("POST", s.id));
+    } catch (err) {
+      if (s === state) showError(err);
+    }
+  });
+}
+
+/** The labels' words. */
+function labelText(label) {
+  return {
+    best: t("review.label.best"),
+    good: t("review.label.good"),
+    inaccuracy: t("review.label.inaccuracy"),
+    mistake: t("review.label.mistake"),
+    blunder: t("review.label.blunder"),
+  }[label];
+}
+
+/** Marks each move of the list with its grade: a symbol, and words for screen readers. */
+function markMoves() {
+  const rv = state && state.status === "done" && state.review;
+  if (!rv) return;
+  for (const b of document.querySelectorAll("#moves button.move[data-ply]")) {
+    const p = rv.plies[Number(b.dataset.ply) - 1];
+    if (!p || b.dataset.grade) continue;
+    b.dataset.grade = p.label;
+    b.classList.add(`rv-${p.label}`);
+    const words = labelText(p.label);
+    b.title = words;
+    b.setAttribute("aria-label", `${b.getAttribute("aria-label")}, ${words}`);
+    if (SYMBOL[p.label]) {
+      const mark = el("span", "rv-mark", SYMBOL[p.label]);
+      mark.setAttribute("aria-hidden", "true");
+      b.append(mark);
+    }
+  }
+}
+
+/** Redraws the panel when what it shows has changed; else only the graph's cursor. */
+function draw() {
+  const s = state;
+  const sig = [s.key, s.status, s.progress && s.progress.done, language(), [...lines].join(",")].join("|");
+  if (sig === drawn) {
+    moveCursor();
+    return;
+  }
+  drawn = sig;
+  const body = $("review-body");
+  // The focused control is drawn anew: keep the focus on it.
+  const focus = body.contains(document.activeElement) ? document.activeElement.dataset.rv : "";
+  body.replaceChildren(...content(s));
+  if (focus) {
+    const again = body.querySelector(`[data-rv="${focus}"]`);
+    if (again) again.focus();
+  }
+  drawHow(s.review);
+  moveCursor();
+}
+
+function button(text, cls, rv, onClick) {
+  const b = el("button", cls, text);
+  b.type = "button";
+  b.dataset.rv = rv;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function content(s) {
+  switch (s.status) {
+    case "none":
+      return [el("p", "", t("review.intro")), button(t("review.start"), "primary", "start", start)];
+    case "queued":
+    case "running": {
+      const text = s.status === "queued" ? t("review.queued") : t("review.progress", { done: num(s.progress.done), total: num(s.progress.total) });
+      const label = el("p", "review-status", text);
+      label.id = "review-progress-label";
+      const bar = el("progress", "review-progress");
+      bar.id = "review-progress";
+      bar.max = s.progress.total;
+      bar.value = s.progress.done;
+      bar.setAttribute("aria-labelledby", "review-progress-label");
+      return [label, bar];
+    }
+    case "failed":
+    case "error":
+      return [el("p", "", t("review.failed")), button(t("review.retry"), "", "start", start)];
+    case "done":
+      return done(s.review);
+  }
+  return [el("p", "muted", t("review.loading"))];
+}
+
+function done(rv) {
+  const out = [];
+  const players = el("ul", "review-players");
+  for (const side of ["s", "n"]) {
+    const pl = rv.players[side];
+    const li = el("li");
+    li.dataset.side = side;
+    const name = playerName(game, side);
+    const acc = pl.accuracy === null || pl.accuracy === undefined
+      ? t("review.allForced", { player: name })
+      : t("review.accuracy", { player: name, accuracy: num(pl.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }) });
+    li.append(el("strong", "", acc));
+    const counts = [
+      tp("review.count.blunder", pl.counts.blunder),
+      tp("review.count.mistake", pl.counts.mistake),
+      tp("review.count.inaccuracy", pl.counts.inaccuracy),
+      tp("review.meanLoss", pl.meanLoss),
+    ];
+    li.append(el("span", "muted", counts.join(" · ")));
+    players.append(li);
+  }
+  out.push(players);
+
+  const h = el("h3", "", t("review.graph"));
+  out.push(h, graph(rv));
+
+  out.push(el("h3", "", t("review.mistakes")));
+  const bad = rv.plies.filter((p) => p.label === "mistake" || p.label === "blunder");
+  if (!bad.length) out.push(el("p", "muted", t("review.noMistakes")));
+  else {
+    const list = el("ol", "review-mistakes");
+    for (const p of bad) list.append(mistake(p));
+    out.push(list);
+  }
+  return out;
+}
+
+/** A mistake or blunder, with its best line on request. */
+function mistake(p) {
+  const li = el("li");
+  li.dataset.ply = String(p.ply);
+  li.classList.add(`rv-${p.label}`);
+  const lost = tp("review.lost", p.loss);
+  const text = t("review.item", {
+    ply: num(p.ply),
+    player: playerName(game, p.side),
+    move: p.move,
+    label: labelText(p.label),
+    lost: p.exact && p.bestExact ? t("review.exactValue", { value: lost }) : lost,
+    best: p.best,
+  });
+  li.append(el("p", "", text));
+  const id = `review-line-${p.ply}`;
+  const shown = lines.has(p.ply);
+  const b = button(shown ? t("review.hideLine") : t("review.showLine"), "small", `line-${p.ply}`, () => {
+    if (lines.has(p.ply)) lines.delete(p.ply);
+    else lines.add(p.ply);
+    // The line starts from the position before the move: show it.
+    if (lines.has(p.ply)) goTo(p.ply - 1);
+    draw();
+  });
+  b.setAttribute("aria-expanded", String(shown));
+  b.setAttribute("aria-controls", id);
+  li.append(b);
+  const line = el("p", "review-line");
+  line.id = id;
+  line.hidden = !shown;
+  line.append(t("review.lineFrom", { ply: num(p.ply) }), " ");
+  const pv = el("span", "pv", p.pv.join(" "));
+  pv.dir = "ltr";
+  line.append(pv, " ", el("span", "muted", t("review.lineScore", { score: signed(p.bestScore) })));
+  li.append(line);
+  return li;
+}
+
+/** The evaluation graph: South's expected final margin after each ply, clickable. */
+function graph(rv) {
+  const ev = rv.evaluation.map((e) => e.south);
+  const n = ev.length - 1;
+  const top = Math.max(4, Math.ceil(Math.max(...ev.map(Math.abs))));
+  const x = (i) => PAD + (i * (W - 2 * PAD)) / Math.max(1, n);
+  const y = (v) => H / 2 - (v / top) * (H / 2 - PAD);
+  const wrap = el("div", "review-graph");
+  wrap.append(el("span", "review-axis", t("review.ahead", { player: playerName(game, "s") })));
+  const svg = document.createElementNS(SVG, "svg");
+  svg.id = "review-graph";
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-labelledby", "review-summary");
+  const add = (tag, attrs, parent = svg) => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    parent.append(e);
+    return e;
+  };
+  add("rect", { x: 0, y: 0, width: W, height: H, class: "rv-bg" });
+  add("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: "rv-zero" });
+  const pts = ev.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+  add("path", { d: `M${x(0).toFixed(1)},${H / 2} L${pts.join(" L")} L${x(n).toFixed(1)},${H / 2} Z`, class: "rv-area" });
+  add("polyline", { points: pts.join(" "), class: "rv-eval" });
+  add("line", { x1: x(view), y1: 0, x2: x(view), y2: H, class: "rv-cursor", id: "review-cursor" });
+  for (const p of rv.plies) {
+    if (p.label !== "mistake" && p.label !== "blunder" && p.label !== "inaccuracy") continue;
+    const c = add("circle", { cx: x(p.ply).toFixed(1), cy: y(ev[p.ply]).toFixed(1), r: p.label === "inaccuracy" ? 2.5 : 3.5, class: `rv-dot rv-${p.label}` });
+    c.dataset.ply = String(p.ply);
+  }
+  svg.addEventListener("click", (e) => {
+    const r = svg.getBoundingClientRect();
+    const at = ((e.clientX - r.left) / r.width) * W;
+    goTo(Math.max(0, Math.min(n, Math.round(((at - PAD) / (W - 2 * PAD)) * n))));
+  });
+  wrap.append(svg, el("span", "review-axis", t("review.ahead", { player: playerName(game, "n") })));
+  const summary = el("p", "review-summary muted", t("review.summary", {
+    south: playerName(game, "s"),
+    start: signed(ev[0]),
+    end: signed(ev[n]),
+    low: signed(Math.min(...ev)),
+    high: signed(Math.max(...ev)),
+  }));
+  summary.id = "review-summary";
+  const hint = el("p", "review-summary muted", t("review.graphHint"));
+  const box = el("div");
+  box.append(wrap, summary, hint);
+  return box;
+}
+
+function moveCursor() {
+  const c = $("review-cursor");
+  const rv = state && state.review;
+  if (!c || !rv) return;
+  const n = rv.evaluation.length - 1;
+  const at = (PAD + (Math.min(view, n) * (W - 2 * PAD)) / Math.max(1, n)).toFixed(1);
+  c.setAttribute("x1", at);
+  c.setAttribute("x2", at);
+}
+
+/** "How moves are graded", with the thresholds of the review (or the server's defaults). */
+function drawHow(rv) {
+  const th = rv ? rv.thresholds : { inaccuracy: 1, mistake: 3, blunder: 6 };
+  const half = rv ? rv.halfLoss : 4;
+  $("review-how-text").replaceChildren(
+    el("p", "", t("review.how1")),
+    el("p", "", t("review.how2", { inaccuracy: num(th.inaccuracy), mistake: num(th.mistake), blunder: num(th.blunder) })),
+    el("p", "", t("review.how3", { half: num(half) })),
+  );
+}
