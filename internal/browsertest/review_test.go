@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // reviewStart is a 4-hole position in which South's a captures and b
@@ -138,7 +139,9 @@ func TestReviewFromGamesList(t *testing.T) {
 	})()`)
 	p.noSidewaysScroll("the review under way")
 	p.screenshot("review-progress-phone.png")
-	p.waitFor("the grades in the move list", fmt.Sprintf(`document.querySelectorAll("#moves button[data-grade]").length === %d`, len(g.Moves)))
+	// A whole game's review, searched move by move, takes minutes under
+	// the race detector on a busy machine.
+	p.poll("the grades in the move list", fmt.Sprintf(`document.querySelectorAll("#moves button[data-grade]").length === %d`, len(g.Moves)), 1, 5*time.Minute, busyJS)
 	p.waitIdle()
 	if !p.visible("#review-graph") || p.exists("#review-progress") {
 		t.Error("the finished review shows no graph, or still a progress bar")
