@@ -22,22 +22,29 @@ func (w *Weights) evaluate(p *rules.Position) Score {
 	base := int(p.ToMove()) * n
 	other := n - base
 	last := 2*n - 1
+	h := p.Board()
 	var seeds, occupied, singles, targets int
 	for j := 0; j < n; j++ {
-		a, b := p.SeedsAt(base+j), p.SeedsAt(other+j)
+		// The masks keep every index within the board array, so that
+		// the compiler drops the bounds tests.
+		a, b := int(h[(base+j)&holeMask]), int(h[(other+j)&holeMask])
 		seeds += a - b
 		occupied += b2i(a != 0) - b2i(b != 0)
 		singles += b2i(a == 1) - b2i(b == 1)
 		if a == 0 {
-			targets += p.SeedsAt(last - base - j)
+			targets += int(h[(last-base-j)&holeMask])
 		}
 		if b == 0 {
-			targets -= p.SeedsAt(last - other - j)
+			targets -= int(h[(last-other-j)&holeMask])
 		}
 	}
 	return w.RowSeeds*Score(seeds) + w.Occupied*Score(occupied) + w.Singletons*Score(singles) +
 		w.Targets*Score(targets) + w.Tempo
 }
+
+// holeMask keeps an index within a position's board array (2×MaxHoles
+// entries), which lets the compiler drop bounds tests in hot loops.
+const holeMask = 2*rules.MaxHoles - 1
 
 func b2i(b bool) int {
 	if b {

@@ -94,6 +94,7 @@ type Engine struct {
 	tb      Tablebase // cfg.Tablebase and the book, or nil
 	weights Weights
 	tt      *table
+	busy    *busyTable // with more than one thread: the moves being searched
 	mu      sync.Mutex // held during a search
 
 	searchers []*searcher // by thread, reused
@@ -117,6 +118,9 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("hash size %d MiB out of range (1 to %d)", cfg.HashMiB, MaxHashMiB)
 	}
 	e := &Engine{cfg: cfg, weights: DefaultWeights, tt: newTable(cfg.HashMiB)}
+	if cfg.Threads > 1 {
+		e.busy = new(busyTable)
+	}
 	e.tb = cfg.Tablebase
 	if cfg.Book {
 		if b := book.For(cfg.Rules); b != nil {
@@ -158,6 +162,7 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	start := time.Now()
+	e.tt.newSearch()
 	var stop atomic.Bool
 	if lim.MoveTime > 0 {
 		var cancel context.CancelFunc
@@ -194,7 +199,6 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 		h := e.newSearcher(t, p, history, &helpersStop, 0)
 		h.parent = &stop
 		h.published = &helperNodes
-		h.helper = true
 		wg.Add(1)
 		go func(offset int) {
 			defer wg.Done()
@@ -224,6 +228,7 @@ type searcher struct {
 	rules  rules.Rules
 	w      *Weights
 	tt     *table
+	busy   *busyTable
 	stop   *atomic.Bool // set when this search must end
 	parent *atomic.Bool // for helpers: the main search's stop flag
 
@@ -231,12 +236,12 @@ type searcher struct {
 	nodeLimit uint64
 	aborted   bool
 	proofMode bool           // table cutoffs from proven entries only
-	helper    bool           // a helper thread of a parallel search
 	published *atomic.Uint64 // helpers: where they add their node counts
 	others    *atomic.Uint64 // main: the helpers' node count, for reports
 
 	tb        Tablebase
 	rootBoard int // seeds on the board at the root
+	total     int // all seeds, on the board and captured: the same in every position of the search
 
 	// keys and board counts of the game's positions that occurred twice,
 	// then of the search path.
@@ -258,10 +263,10 @@ func (e *Engine) newSearcher(t int, p rules.Position, history []rules.Position, 
 	s := e.searchers[t]
 	// Field by field: a composite literal of this size would be built on
 	// the heap.
-	s.e, s.rules, s.w, s.tt = e, e.cfg.Rules, &e.weights, e.tt
+	s.e, s.rules, s.w, s.tt, s.busy = e, e.cfg.Rules, &e.weights, e.tt, e.busy
 	s.stop, s.parent, s.published, s.others = stop, nil, nil, nil
-	s.nodes, s.nodeLimit, s.aborted, s.proofMode, s.helper = 0, nodeLimit, false, false, false
-	s.tb, s.rootBoard = e.tb, p.OnBoard()
+	s.nodes, s.nodeLimit, s.aborted, s.proofMode = 0, nodeLimit, false, false
+	s.tb, s.rootBoard, s.total = e.tb, p.OnBoard(), p.Total()
 	s.keys, s.board = s.keys[:0], s.board[:0]
 	// A position that occurred twice in the game ends it if it occurs
 	// again; one that occurred once is searched like any other (its third
@@ -450,13 +455,14 @@ func (s *searcher) generate(p *rules.Position, kids *[rules.MaxHoles]child, orde
 		if m == skip {
 			continue
 		}
-		q, err := p.Play(m, s.rules)
-		if err != nil {
+		// Played straight into the child's slot: a failed move leaves
+		// it for the next.
+		c := &kids[count]
+		if p.PlayTo(&c.pos, m, s.rules) != nil {
 			continue
 		}
-		c := &kids[count]
-		c.pos, c.move = q, m
-		c.order = int32(q.Captured(mover)-before)<<20 + s.hist[m.Index(n)]
+		c.move = m
+		c.order = int32(c.pos.Captured(mover)-before)<<20 + s.hist[m.Index(n)]
 		if m == first {
 			c.order = 1 << 30
 		}
@@ -482,7 +488,7 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		return 0, false
 	}
 	s.pvLen[ply] = ply
-	board := p.OnBoard()
+	board := s.total - p.Captured(rules.South) - p.Captured(rules.North) // p.OnBoard(), without reading the holes
 	// The key is needed for the table, and for the repetition test only
 	// when the last position on the path has as many seeds on the board.
 	var k uint64
@@ -534,20 +540,14 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	// even played: when it cuts off, their sowing is saved.
 	staged := false
 	if ply > 0 && ttMove != rules.NoMove {
-		if q, err := p.Play(ttMove, s.rules); err == nil {
-			kids[0].pos, kids[0].move = q, ttMove
+		if p.PlayTo(&kids[0].pos, ttMove, s.rules) == nil {
+			kids[0].move = ttMove
 			count, staged = 1, true
 		}
 	}
 	if !staged {
 		if count = s.generate(p, kids, order[:], 0, rules.NoMove, ttMove); count == 0 {
 			return -Score(board) * Seed, true
-		}
-		if ply == 0 && s.helper && count > 1 {
-			// A helper thread takes the root moves from the other end,
-			// so that the table holds their results when the main
-			// thread reaches them.
-			slices.Reverse(order[:count])
 		}
 	}
 
@@ -562,8 +562,27 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	best := -Infinity
 	bestMove := kids[order[0]].move
 	proven := true
-	for i := 0; i < count; i++ {
-		c := &kids[order[i]]
+	// With other threads, a move one of them is searching is put off to
+	// the end, when its result may be in the table (simplified ABDADA).
+	share := s.busy != nil && depth >= busyMinDepth
+	var deferred [rules.MaxHoles]uint8
+	nDeferred := 0
+	for i := 0; i < count+nDeferred; i++ {
+		var c *child
+		if i < count {
+			c = &kids[order[i]]
+			if share && i > 0 && s.busy.searching(k, c.move) {
+				deferred[nDeferred] = order[i]
+				nDeferred++
+				continue
+			}
+		} else {
+			c = &kids[deferred[i-count]]
+		}
+		var mark uint64
+		if share {
+			mark = s.busy.enter(k, c.move)
+		}
 		gain := Score(c.pos.Captured(mover)-before) * Seed
 		var v Score
 		var pr bool
@@ -577,6 +596,9 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 				v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-beta, gain-alpha)
 				v = gain - v
 			}
+		}
+		if share {
+			s.busy.leave(mark)
 		}
 		if s.aborted {
 			break

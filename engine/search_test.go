@@ -23,11 +23,20 @@ func randomPosition(rng *rand.Rand, holes, seeds int) rules.Position {
 	return p
 }
 
+// TestExactScoresMatchBruteForce: exact scores are the game's values, with
+// one search thread and with two (which share the table and the marks of
+// the moves being searched).
 func TestExactScoresMatchBruteForce(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		testExactScores(t, threads)
+	}
+}
+
+func testExactScores(t *testing.T, threads int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
 		r := rules.Rules{Variant: variant, MaxLaps: 100}
-		e, err := New(Config{Rules: r, HashMiB: 1})
+		e, err := New(Config{Rules: r, HashMiB: 1, Threads: threads})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,11 +62,11 @@ func TestExactScoresMatchBruteForce(t *testing.T) {
 				continue
 			}
 			if res.Score != want {
-				t.Errorf("%s (%s): engine %s, brute force %s, pv %v", p, variant, res.Score, want, res.PV)
+				t.Errorf("%s (%s, %d threads): engine %s, brute force %s, pv %v", p, variant, threads, res.Score, want, res.PV)
 			}
 			checked++
 		}
-		t.Logf("%s: %d exact scores checked, %d inexact", variant, checked, inexact)
+		t.Logf("%s, %d threads: %d exact scores checked, %d inexact", variant, threads, checked, inexact)
 		if inexact > checked/20 {
 			t.Errorf("%s: %d of %d scores inexact", variant, inexact, checked+inexact)
 		}

@@ -39,8 +39,9 @@ func init() {
 func key(p *rules.Position) uint64 {
 	n := p.Holes()
 	k := zobristSize[n]
+	h := p.Board()
 	for i := 0; i < 2*n; i++ {
-		c := p.SeedsAt(i)
+		c := int(h[i&holeMask])
 		if c < zobristCounts {
 			k ^= zobristHole[i][c]
 		} else {
@@ -52,4 +53,14 @@ func key(p *rules.Position) uint64 {
 		k ^= zobristNorth
 	}
 	return k
+}
+
+// zobristMove keys a move for the busy table.
+var zobristMove [32]uint64
+
+func init() {
+	seed := uint64(0x6275737921) // fixed, like the position keys
+	for i := range zobristMove {
+		zobristMove[i] = splitmix(&seed)
+	}
 }

@@ -57,6 +57,21 @@ func BenchmarkPlay(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "moves/s")
 }
 
+// BenchmarkPlayTo is BenchmarkPlay with the position written in place.
+func BenchmarkPlayTo(b *testing.B) {
+	set := benchMoves()
+	r := rules.DefaultRules()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bm := &set[i%len(set)]
+		if err := bm.p.PlayTo(&sinkPos, bm.m, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "moves/s")
+}
+
 func BenchmarkTrace(b *testing.B) {
 	set := benchMoves()
 	r := rules.DefaultRules()

@@ -12,8 +12,9 @@
 //     a, b, c, ... for South's holes and A, B, C, ... for North's.
 //   - [Rules] holds the rules parameters: the [Variant] and the lap cap that
 //     makes a sowing endless.
-//   - [Position.Play] applies a move; [Position.Trace] does the same and
-//     reports every lap, for animation and teaching.
+//   - [Position.Play] applies a move; [Position.PlayTo] does it in place,
+//     for searches; [Position.Trace] does the same and reports every lap,
+//     for animation and teaching.
 //   - [Game] keeps a game's history and applies the end-of-game rules (no
 //     legal move, third repetition); [Series] keeps the tally of a series.
 //

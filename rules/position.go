@@ -117,6 +117,11 @@ func (p Position) SeedsAt(i int) int {
 	return int(p.holes[i])
 }
 
+// Board returns the seed counts of every hole in sowing order (South's
+// row a.., then North's A..); entries from 2H on are zero. It is for hot
+// loops that read many holes: a copy, with no bounds test per hole.
+func (p *Position) Board() [2 * MaxHoles]uint16 { return p.holes }
+
 // Row returns side s's seed counts in its sowing order.
 func (p Position) Row(s Side) []int {
 	n := int(p.n)
@@ -202,15 +207,29 @@ func (p *Position) check(m Move) (int, error) {
 //
 // Play allocates nothing.
 func (p Position) Play(m Move, r Rules) (Position, error) {
-	i, err := p.check(m)
-	if err != nil {
+	var q Position
+	if err := p.PlayTo(&q, m, r); err != nil {
 		return p, err
 	}
-	q := p
-	if !q.sow(i, r.Laps(), r.captureInOpponentRow()) {
-		return p, ErrEndless
-	}
 	return q, nil
+}
+
+// PlayTo is Play for searches that keep their positions in place: it
+// writes the position after m into *dst, copying no other position, and
+// returns the same errors as Play. On error *dst holds no meaningful
+// position; p never changes unless dst is p.
+//
+// PlayTo allocates nothing.
+func (p *Position) PlayTo(dst *Position, m Move, r Rules) error {
+	i, err := p.check(m)
+	if err != nil {
+		return err
+	}
+	*dst = *p
+	if !dst.sow(i, r.Laps(), r.captureInOpponentRow()) {
+		return ErrEndless
+	}
+	return nil
 }
 
 // IsLegal reports whether m is a legal move in p.

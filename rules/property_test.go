@@ -219,6 +219,31 @@ func TestPropTraceAgreesWithPlay(t *testing.T) {
 	})
 }
 
+// TestPropPlayToAgreesWithPlay: PlayTo writes what Play returns, whatever
+// *dst held before, leaves p alone, and may play in place.
+func TestPropPlayToAgreesWithPlay(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genPlayPosition(t)
+		r := genRules(t)
+		for _, m := range allMoves {
+			want, werr := p.Play(m, r)
+			orig := p
+			dst := genPlayPosition(t)
+			err := p.PlayTo(&dst, m, r)
+			if err != werr || p != orig {
+				t.Fatalf("%s %s under %s: PlayTo error %v, Play %v; p became %s", orig, m, r, err, werr, p)
+			}
+			if err == nil && dst != want {
+				t.Fatalf("%s %s under %s: PlayTo wrote %s, Play returned %s", orig, m, r, dst, want)
+			}
+			in := p
+			if err := in.PlayTo(&in, m, r); err != werr || err == nil && in != want {
+				t.Fatalf("%s %s under %s: in place %s, %v; Play %s, %v", orig, m, r, in, err, want, werr)
+			}
+		}
+	})
+}
+
 func TestPropTraceLapsConsistent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := genPlayPosition(t)

@@ -21,11 +21,11 @@ const defaultAnalyzeTime = 2 * time.Second
 var analyzeCommand = &command{
 	name:    "analyze",
 	summary: "find the best moves of a position, with scores and expected lines",
-	usage:   "[--depth N | --time D] [--multipv K|all] [--verbose] [--egtb DIR] [--variant V] [--max-laps L] <position>",
+	usage:   "[--depth N | --time D] [--multipv K|all] [--threads T] [--verbose] [--egtb DIR] [--variant V] [--max-laps L] <position>",
 	examples: []string{
 		"endodoi analyze '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0'",
 		"endodoi analyze --multipv all --depth 8 '4,4,4,4,4,4/4,4,4,4,4,4 s 0 0'",
-		"endodoi analyze --time 10s --verbose start",
+		"endodoi analyze --time 10s --threads 2 --verbose start",
 		"endodoi analyze --egtb egtb '1,0,2,0,0,1/0,1,0,2,0,0 s 20 19'",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
@@ -34,6 +34,7 @@ var analyzeCommand = &command{
 		depth := fs.Int("depth", 0, fmt.Sprintf("search this many plies deep (1 to %d) instead of for a time", engine.MaxDepth))
 		moveTime := fs.Duration("time", defaultAnalyzeTime, "search for this long (e.g. 500ms, 10s)")
 		multiPV := fs.String("multipv", "1", "how many best moves to show: a number, or all")
+		threads := fs.Int("threads", 1, fmt.Sprintf("search threads (1 to %d): more search deeper in the same time on more cores", engine.MaxThreads))
 		verbose := fs.Bool("verbose", false, "report each completed search depth on standard error")
 		egtbDir := fs.String("egtb", "", "directory of endgame databases (see 'endodoi egtb') to probe: exact values in the endgames they hold")
 		return func(ctx context.Context, env Env, args []string) error {
@@ -61,6 +62,9 @@ var analyzeCommand = &command{
 				}
 				lim.MoveTime = *moveTime
 			}
+			if err := inRange("threads", *threads, 1, engine.MaxThreads); err != nil {
+				return err
+			}
 			k, err := parseMultiPV(*multiPV)
 			if err != nil {
 				return err
@@ -75,7 +79,7 @@ var analyzeCommand = &command{
 					fmt.Fprintf(env.Stderr, "note: no endgame database for %d holes a row under %s in %s\n", p.Holes(), r, *egtbDir)
 				}
 			}
-			return analyze(ctx, env.Stdout, progress, p, r, lim, k, tb)
+			return analyze(ctx, env.Stdout, progress, engine.Config{Rules: r, Threads: *threads}, p, lim, k, tb)
 		}
 	},
 }
@@ -94,7 +98,8 @@ func parseMultiPV(s string) (int, error) {
 
 // analyze prints the k best moves of p (all of them for k == 0). progress,
 // if not nil, receives a line per completed depth.
-func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rules.Rules, lim engine.Limits, k int, tb *egtb.Tablebase) error {
+func analyze(ctx context.Context, w, progress io.Writer, cfg engine.Config, p rules.Position, lim engine.Limits, k int, tb *egtb.Tablebase) error {
+	r := cfg.Rules
 	mover := p.ToMove()
 	fmt.Fprintf(w, "position: %s\n", p)
 	fmt.Fprintf(w, "%s to move; captured so far: South %d, North %d\n", mover, p.Captured(rules.South), p.Captured(rules.North))
@@ -103,7 +108,6 @@ func analyze(ctx context.Context, w, progress io.Writer, p rules.Position, r rul
 		fmt.Fprintf(w, "%s\n", rules.GameOverText(p, -1))
 		return nil
 	}
-	cfg := engine.Config{Rules: r}
 	if tb != nil {
 		cfg.Tablebase = tb
 		v, err := tb.Value(p)

@@ -263,6 +263,8 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{"--time", "soon", start},
 		{"--multipv", "0", start},
 		{"--multipv", "some", start},
+		{"--threads", "0", start},
+		{"--threads", "65", start},
 		{"--variant", "diagonal", start},
 		{"--max-laps", "0", start},
 		{"--bogus", start},
@@ -270,6 +272,29 @@ func TestAnalyzeBadInput(t *testing.T) {
 		code, out, errOut := run(t, "", append([]string{"analyze"}, args...)...)
 		if code != 2 || !strings.Contains(errOut, "usage: endodoi analyze") {
 			t.Errorf("analyze %q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// TestAnalyzeThreads: two search threads give the same exact analysis as
+// one.
+func TestAnalyzeThreads(t *testing.T) {
+	for _, ps := range []string{"2,0,1/1,1,0 n 3 1", "3,3/3,3 s 0 0", "1,0,2,0,0,1/0,1,0,2,0,0 s 20 19"} {
+		one := analyzeOut(t, "--multipv", "all", "--depth", "100", ps)
+		two := analyzeOut(t, "--multipv", "all", "--depth", "100", "--threads", "2", ps)
+		if len(one) == 0 || len(one) != len(two) {
+			t.Fatalf("%s: %d moves with one thread, %d with two", ps, len(one), len(two))
+		}
+		// By move: moves of equal value may come in either order.
+		byMove := map[rules.Move]analyzedMove{}
+		for _, a := range one {
+			byMove[a.move] = a
+		}
+		for _, b := range two {
+			a, ok := byMove[b.move]
+			if !ok || !a.exact || a.score != b.score || a.exact != b.exact || a.final != b.final {
+				t.Errorf("%s, move %s: one thread %+v, two %+v", ps, b.move, a, b)
+			}
 		}
 	}
 }
