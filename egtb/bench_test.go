@@ -51,3 +51,48 @@ func BenchmarkProbe(b *testing.B) {
 	}
 	_ = sum
 }
+
+// BenchmarkBounds runs the bounding searches of the 2×6×4 start at depths
+// 1 to 16 over databases of up to 12 seeds, as Solve does, without memory
+// (plain) and with a Bounder's table, and reports positions searched per
+// second.
+func BenchmarkBounds(b *testing.B) {
+	tb, err := Build(context.Background(), Options{Holes: 6, MaxSeeds: 12, Rules: rules.DefaultRules()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := rules.NewPosition(6, 4)
+	const depth = 16
+	for _, table := range []bool{false, true} {
+		name := "plain"
+		if table {
+			name = "table"
+		}
+		b.Run(name, func(b *testing.B) {
+			var nodes uint64
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				var bd *Bounder
+				if table {
+					if bd, err = tb.NewBounder(p, 64); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for d := 1; d <= depth; d++ {
+					var n uint64
+					if table {
+						_, _, n, err = bd.Bounds(context.Background(), d)
+					} else {
+						_, _, n, err = tb.Bounds(context.Background(), p, d)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					nodes += n
+				}
+			}
+			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+		})
+	}
+}

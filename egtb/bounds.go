@@ -3,6 +3,7 @@ package egtb
 import (
 	"context"
 	"slices"
+	"unsafe"
 
 	"github.com/endodoi/endodoi/rules"
 )
@@ -20,19 +21,60 @@ import (
 // same value as playing on to the third: no capture happens inside a cycle.
 // They tighten, or stay, as depth grows. nodes counts the positions
 // searched; a cancelled ctx returns its error.
+//
+// Bounds searches without memory; a Bounder searches the same position at
+// growing depths faster, and gives the same bounds.
 func (tb *Tablebase) Bounds(ctx context.Context, p rules.Position, depth int) (lo, hi int, nodes uint64, err error) {
 	if p.Holes() != tb.holes {
 		return 0, 0, 0, ErrBeyond
 	}
-	b := &bounder{tb: tb, ctx: ctx, root: p.ToMove()}
+	b := &bounder{tb: tb, root: p}
+	return b.bounds(ctx, depth)
+}
+
+// A Bounder runs Bounds on one position at growing depths, with a table
+// that each search leaves to the next:
+//
+//   - the best move found in every position, tried first next time (any
+//     order of the moves gives the same bounds);
+//   - the bound found for a position reached by a capture, at the same
+//     remaining depth, for the same kind of bound. Such a position's bound
+//     does not depend on the path to it: only positions with as many seeds
+//     on the board can repeat it or anything after it, and every position
+//     before a capture has more.
+//
+// Its bounds are those of Bounds at the same depth, found with fewer
+// positions searched. A Bounder is not safe for concurrent use.
+type Bounder struct {
+	b bounder
+}
+
+// NewBounder returns a Bounder of p with a table of about tableMiB MiB
+// (at least 1).
+func (tb *Tablebase) NewBounder(p rules.Position, tableMiB int) (*Bounder, error) {
+	if p.Holes() != tb.holes {
+		return nil, ErrBeyond
+	}
+	return &Bounder{b: bounder{tb: tb, root: p, table: newBoundsTable(tableMiB)}}, nil
+}
+
+// Bounds is Tablebase.Bounds of the Bounder's position at depth.
+func (bd *Bounder) Bounds(ctx context.Context, depth int) (lo, hi int, nodes uint64, err error) {
+	return bd.b.bounds(ctx, depth)
+}
+
+// bounds runs the two searches from b.root.
+func (b *bounder) bounds(ctx context.Context, depth int) (lo, hi int, nodes uint64, err error) {
+	b.ctx, b.nodes, b.err, b.path = ctx, 0, nil, b.path[:0]
+	p := b.root
 	n := p.OnBoard()
 	b.pessimist = true
-	lo = b.search(p, depth, 0, -n-1, n+1)
+	lo = b.search(p, depth, 0, -n-1, n+1, true)
 	if b.err != nil {
 		return 0, 0, b.nodes, b.err
 	}
 	b.pessimist = false
-	hi = b.search(p, depth, 0, lo-1, n+1)
+	hi = b.search(p, depth, 0, lo-1, n+1, true)
 	if b.err != nil {
 		return 0, 0, b.nodes, b.err
 	}
@@ -42,11 +84,12 @@ func (tb *Tablebase) Bounds(ctx context.Context, p rules.Position, depth int) (l
 type bounder struct {
 	tb        *Tablebase
 	ctx       context.Context
-	root      rules.Side
+	root      rules.Position
 	pessimist bool // horizon scored against the root's side (lower bound)
 	path      []rules.Position
 	nodes     uint64
 	err       error
+	table     *boundsTable // nil: no memory from one search to the next
 }
 
 type boundChild struct {
@@ -55,8 +98,9 @@ type boundChild struct {
 }
 
 // search returns p's value for its side to move under the horizon rule,
-// fail-soft within (alpha, beta).
-func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int) int {
+// fail-soft within (alpha, beta). free tells that p's value does not
+// depend on the path: p is the root or follows a capture.
+func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free bool) int {
 	if b.nodes++; b.nodes&0xFFF == 0 && b.err == nil {
 		b.err = b.ctx.Err()
 	}
@@ -73,32 +117,68 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int) int 
 		}
 	}
 	r := b.tb.rules
-	if !p.HasLegalMove(r) {
-		return -board
-	}
 	if depth <= 0 {
-		if (p.ToMove() == b.root) == b.pessimist {
+		switch {
+		case !p.HasLegalMove(r):
+			return -board
+		case (p.ToMove() == b.root.ToMove()) == b.pessimist:
 			return -board
 		}
 		return board
 	}
+	hint := rules.NoMove
+	var slot *boundsEntry
+	if b.table != nil && depth >= minTableDepth {
+		slot = b.table.slot(&p)
+		if slot.holds(&p) {
+			hint = slot.move[b2i(b.pessimist)]
+			if free && slot.depth == int16(depth) && slot.pessimist == b.pessimist {
+				switch v := int(slot.value); {
+				case slot.flag == flagExact,
+					slot.flag == flagLower && v >= beta,
+					slot.flag == flagUpper && v <= alpha:
+					return v
+				}
+			}
+		}
+	}
+	// The moves, played in place, in order of what they capture, most
+	// first (a stable insertion sort: equal gains keep the row order), the
+	// table's move before all.
 	var kids [rules.MaxHoles]boundChild
+	var moves [rules.MaxHoles]rules.Move
 	count := 0
 	mover := p.ToMove()
-	for _, m := range p.LegalMoves(r) {
-		q, _ := p.Play(m, r)
-		kids[count] = boundChild{pos: q, gain: q.Captured(mover) - p.Captured(mover)}
+	before := p.Captured(mover)
+	for j := range p.Holes() {
+		c := &kids[count]
+		m := rules.NewMove(mover, j)
+		if p.PlayTo(&c.pos, m, r) != nil {
+			continue
+		}
+		c.gain = c.pos.Captured(mover) - before
+		moves[count] = m
+		key := c.gain
+		if m == hint {
+			key = 1 << 30
+		}
+		for i := count; i > 0 && sortKey(&kids[i-1], moves[i-1], hint) < key; i-- {
+			kids[i], kids[i-1] = kids[i-1], kids[i]
+			moves[i], moves[i-1] = moves[i-1], moves[i]
+		}
 		count++
 	}
-	slices.SortStableFunc(kids[:count], func(x, y boundChild) int { return y.gain - x.gain })
+	if count == 0 {
+		return -board
+	}
 	b.path = append(b.path, p)
-	defer func() { b.path = b.path[:len(b.path)-1] }()
-	best := -board - 1
+	alpha0 := alpha
+	best, bestMove := -board-1, rules.NoMove
 	for i := 0; i < count; i++ {
 		c := &kids[i]
-		v := c.gain - b.search(c.pos, depth-1, ply+1, c.gain-beta, c.gain-alpha)
+		v := c.gain - b.search(c.pos, depth-1, ply+1, c.gain-beta, c.gain-alpha, c.gain > 0)
 		if v > best {
-			best = v
+			best, bestMove = v, moves[i]
 			if v > alpha {
 				alpha = v
 				if v >= beta {
@@ -107,5 +187,105 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int) int 
 			}
 		}
 	}
+	b.path = b.path[:len(b.path)-1]
+	if slot != nil && b.err == nil {
+		slot.store(&p, bestMove, free, depth, b.pessimist, alpha0, beta, best)
+	}
 	return best
+}
+
+// minTableDepth is the least remaining depth at which a Bounder uses its
+// table: nearer the horizon, searching again costs less than the table.
+const minTableDepth = 3
+
+// sortKey is a child's place in the move order: the table's move first,
+// then by seeds captured.
+func sortKey(c *boundChild, m, hint rules.Move) int {
+	if m == hint {
+		return 1 << 30
+	}
+	return c.gain
+}
+
+// boundsTable is a Bounder's memory: one entry a slot, each for the
+// position it names in full, so that no two positions are ever confused.
+type boundsTable struct {
+	slots []boundsEntry
+	mask  uint64
+}
+
+type boundsEntry struct {
+	board     [2 * rules.MaxHoles]uint16
+	toMove    rules.Side
+	used      bool
+	move      [2]rules.Move // the best move found, or NoMove, by kind of bound (upper, lower)
+	pessimist bool       // the kind of bound the value is
+	flag      uint8      // how value relates to the search's result
+	depth     int16      // the remaining depth of value; 0 for none
+	value     int16
+}
+
+const (
+	flagNone  = iota
+	flagExact // the result was value
+	flagLower // the result was at least value (the search failed high)
+	flagUpper // the result was at most value (the search failed low)
+)
+
+func newBoundsTable(mib int) *boundsTable {
+	n := uint64(max(mib, 1)) << 20 / uint64(unsafe.Sizeof(boundsEntry{}))
+	size := uint64(1)
+	for size*2 <= n {
+		size *= 2
+	}
+	return &boundsTable{slots: make([]boundsEntry, size), mask: size - 1}
+}
+
+// slot returns the slot of p.
+func (t *boundsTable) slot(p *rules.Position) *boundsEntry {
+	h := p.Board()
+	x := uint64(p.ToMove()) + 0x9E3779B97F4A7C15
+	for i := 0; i < len(h); i += 4 {
+		w := uint64(h[i]) | uint64(h[i+1])<<16 | uint64(h[i+2])<<32 | uint64(h[i+3])<<48
+		x = (x ^ w) * 0xBF58476D1CE4E5B9
+		x ^= x >> 31
+	}
+	return &t.slots[x&t.mask]
+}
+
+// holds reports whether e is p's entry.
+func (e *boundsEntry) holds(p *rules.Position) bool {
+	return e.used && e.toMove == p.ToMove() && e.board == p.Board()
+}
+
+// store records p's best move and, when p's value does not depend on the
+// path (free), the search's result best within the window (alpha, beta).
+// A position of the other kind keeps the value it has.
+func (e *boundsEntry) store(p *rules.Position, move rules.Move, free bool, depth int, pessimist bool, alpha, beta, best int) {
+	if !e.holds(p) {
+		*e = boundsEntry{board: p.Board(), toMove: p.ToMove(), used: true, move: [2]rules.Move{rules.NoMove, rules.NoMove}}
+	}
+	if best > alpha {
+		// After a fail low every move failed: none is known best.
+		e.move[b2i(pessimist)] = move
+	}
+	if !free {
+		return
+	}
+	e.depth, e.pessimist, e.value = int16(depth), pessimist, int16(best)
+	switch {
+	case best <= alpha:
+		e.flag = flagUpper
+	case best >= beta:
+		e.flag = flagLower
+	default:
+		e.flag = flagExact
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

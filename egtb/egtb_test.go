@@ -362,3 +362,47 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestBounderMatchesBounds: a Bounder, with its memory from one depth to
+// the next, finds the very bounds of the memoryless search at every depth
+// (and so is as sound), on boards where repetitions and transpositions are
+// common.
+func TestBounderMatchesBounds(t *testing.T) {
+	var searched, plain uint64
+	for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
+		r := rules.Rules{Variant: variant}
+		for _, holes := range []int{3, 4, 5} {
+			small, err := Build(context.Background(), Options{Holes: holes, MaxSeeds: 5, Rules: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(9, uint64(holes)))
+			for range 40 {
+				p := randomPosition(rng, holes, 6+rng.IntN(10))
+				bd, err := small.NewBounder(p, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for d := 1; d <= 10; d++ {
+					lo, hi, n, err := small.Bounds(context.Background(), p, d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					blo, bhi, bn, err := bd.Bounds(context.Background(), d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if blo != lo || bhi != hi {
+						t.Fatalf("%s (%s), depth %d: Bounder [%d, %d], Bounds [%d, %d]", p, variant, d, blo, bhi, lo, hi)
+					}
+					plain += n
+					searched += bn
+				}
+			}
+		}
+	}
+	t.Logf("positions searched: %d by the Bounder, %d without memory", searched, plain)
+	if searched >= plain {
+		t.Errorf("the Bounder searched %d positions, no fewer than %d without memory", searched, plain)
+	}
+}

@@ -179,9 +179,10 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	start := time.Now()
 	// The engine's search and the bounds run side by side, one core each.
 	// The bounds, deeper and deeper until they meet, are a second,
-	// independent proof (no transposition table) when the engine proves
-	// the value, and the best that is known when it does not; once they
-	// meet, the engine's search is not needed any more.
+	// independent proof when the engine proves the value (their own code
+	// and table, which keeps values only where they cannot depend on the
+	// path), and the best that is known when it does not; once they meet,
+	// the engine's search is not needed any more.
 	sctx, stopSearch := context.WithDeadline(ctx, start.Add(opt.SearchTime))
 	defer stopSearch()
 	type searched struct {
@@ -198,9 +199,13 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	n := p.OnBoard()
 	lo, hi := -n, n
 	sol.Bounds = Bound{Lo: -n, Hi: n}
+	bd, err := tb.NewBounder(p, boundsTableMiB)
+	if err != nil {
+		return err
+	}
 	for d := 1; d <= maxBoundsDepth && lo < hi; d++ {
 		began := time.Now()
-		l, h, nodes, err := tb.Bounds(bctx, p, d)
+		l, h, nodes, err := bd.Bounds(bctx, d)
 		if err != nil {
 			break
 		}
@@ -261,6 +266,9 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	sol.PV, sol.PVProven = line, true
 	return nil
 }
+
+// boundsTableMiB is the table of Solve's bounding searches.
+const boundsTableMiB = 512
 
 // maxBoundsDepth bounds the bounding searches' depth, as the engine's
 // search is.
