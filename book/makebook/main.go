@@ -100,7 +100,11 @@ func write(ctx context.Context, w io.Writer, log *slog.Logger, dir string, limit
 	if err != nil {
 		return fmt.Errorf("databases for %d holes (%s) in %s: %w", b.holes, b.rules, dir, err)
 	}
-	fmt.Fprintf(w, "# 2x%dx%d %s, positions within %d plies of the start\n", b.holes, b.seeds, b.rules.Variant, b.plies)
+	plies := "plies"
+	if b.plies == 1 {
+		plies = "ply"
+	}
+	fmt.Fprintf(w, "# 2x%dx%d %s, positions within %d %s of the start\n", b.holes, b.seeds, b.rules.Variant, b.plies, plies)
 	frontier := []rules.Position{start}
 	seen := map[rules.Position]bool{start: true}
 	for ply := 0; ply <= b.plies && len(frontier) > 0; ply++ {
