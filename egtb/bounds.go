@@ -219,9 +219,9 @@ type boundsEntry struct {
 	toMove    rules.Side
 	used      bool
 	move      [2]rules.Move // the best move found, or NoMove, by kind of bound (upper, lower)
-	pessimist bool       // the kind of bound the value is
-	flag      uint8      // how value relates to the search's result
-	depth     int16      // the remaining depth of value; 0 for none
+	pessimist bool          // the kind of bound the value is
+	flag      uint8         // how value relates to the search's result
+	depth     int16         // the remaining depth of value; 0 for none
 	value     int16
 }
 
