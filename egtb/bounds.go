@@ -158,10 +158,7 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 		}
 		c.gain = c.pos.Captured(mover) - before
 		moves[count] = m
-		key := c.gain
-		if m == hint {
-			key = 1 << 30
-		}
+		key := sortKey(c, m, hint)
 		for i := count; i > 0 && sortKey(&kids[i-1], moves[i-1], hint) < key; i-- {
 			kids[i], kids[i-1] = kids[i-1], kids[i]
 			moves[i], moves[i-1] = moves[i-1], moves[i]

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -416,14 +415,7 @@ func TestReviewOnlineGame(t *testing.T) {
 // With endgame databases that hold the whole game, every value of its
 // review is exact.
 func TestReviewWithTablebases(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := egtb.Build(context.Background(), egtb.Options{Holes: 3, MaxSeeds: 8, Rules: rules.Rules{}, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	ts := newTestServer(t)
-	lib := egtb.NewLibrary(dir, egtb.LibraryOptions{})
-	defer lib.Close()
-	ts.srv.UseTablebases(lib)
+	ts := newTestServerWithTablebases(t)
 	ts.srv.reviews.nodes = 1_000 // too few to prove anything by search
 	g := ts.playOut(ts.create(`{"position": "2,1,1/1,2,1 s 0 0"}`))
 	ts.review("POST", g.ID, http.StatusAccepted)

@@ -10,18 +10,26 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-// TestAnalyzeWithTablebases: with endgame databases for the board, the
-// analysis says how the position ends with best play; without them, or
-// beyond them, it says nothing of the kind.
-func TestAnalyzeWithTablebases(t *testing.T) {
+// newTestServerWithTablebases returns a test server with the databases
+// of every 3-hole position up to 8 seeds (standard rules).
+func newTestServerWithTablebases(t *testing.T) *testServer {
+	t.Helper()
 	dir := t.TempDir()
 	if _, err := egtb.Build(context.Background(), egtb.Options{Holes: 3, MaxSeeds: 8, Rules: rules.Rules{}, Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	ts := newTestServer(t)
 	lib := egtb.NewLibrary(dir, egtb.LibraryOptions{})
-	defer lib.Close()
+	t.Cleanup(func() { lib.Close() })
 	ts.srv.UseTablebases(lib)
+	return ts
+}
+
+// TestAnalyzeWithTablebases: with endgame databases for the board, the
+// analysis says how the position ends with best play; without them, or
+// beyond them, it says nothing of the kind.
+func TestAnalyzeWithTablebases(t *testing.T) {
+	ts := newTestServerWithTablebases(t)
 	type answer struct {
 		Solved *solvedView
 		Lines  []lineView
