@@ -23,6 +23,12 @@ type Options struct {
 	// where a build finds the counts an earlier, interrupted build finished.
 	Dir     string
 	Workers int // goroutines; 0 means GOMAXPROCS
+	// Memory, if not 0, is the memory in bytes a count's solving may take.
+	// A count whose moves could need more keeps their predecessor lists in
+	// a scratch file (in Dir, or else in the system's temporary directory),
+	// read through the operating system's file cache: slower, but the
+	// count's memory is then about 7 bytes a position.
+	Memory uint64
 	// Depths keeps, in memory only, each position's plies of best play to
 	// the capture that realises its value, so that [Tablebase.PV] makes
 	// progress. It costs two bytes a position.
@@ -43,6 +49,7 @@ type CountStats struct {
 	Moves     uint64        // moves that stay within the count
 	Won, Lost uint64        // positions worth more than 0, less than 0
 	Time      time.Duration // time to solve it
+	OnDisk    bool          // its predecessor lists were kept in a scratch file (Options.Memory)
 }
 
 // Progress reports how far a build (or a verification, VerifyCounts) has
@@ -161,7 +168,11 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 			total.Add(3 * Size(opt.Holes, n))
 		}
 		began := time.Now()
-		values, depth, edges, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, func(d uint64) {
+		scratchDir := opt.Dir
+		if scratchDir == "" {
+			scratchDir = os.TempDir()
+		}
+		values, depth, edges, onDisk, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, opt.Memory, scratchDir, func(d uint64) {
 			done.Add(d)
 			if testHook != nil {
 				testHook(n)
@@ -170,7 +181,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 		if err != nil {
 			return nil, err
 		}
-		st := CountStats{Seeds: n, Positions: uint64(len(values)), Moves: edges, Time: time.Since(began)}
+		st := CountStats{Seeds: n, Positions: uint64(len(values)), Moves: edges, OnDisk: onDisk, Time: time.Since(began)}
 		for _, v := range values {
 			switch {
 			case v > 0:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,11 @@ const noExit = math.MinInt8
 
 // chunkSize is how many consecutive boards a worker takes at a time.
 const chunkSize = 1 << 14
+
+// offBlockBits: the offsets of the predecessor lists are 4 bytes a position,
+// relative to a base every 2^offBlockBits positions, so that a count may
+// have more than 2^32 moves within it.
+const offBlockBits = 20
 
 // move is one legal move of a position being expanded: either an exit (a
 // capture, leaving the count) with its payoff for the mover, or a move
@@ -108,12 +114,21 @@ type layerSolver struct {
 	workers  int
 	progress func(done uint64) // called with work units done, from any goroutine
 
-	values    []int8   // the result: undetermined while being solved
-	remaining []uint8  // moves within the count not yet known to lose at the current level
-	bestExit  []int8   // best payoff of a capturing move (or -n with no legal move), noExit if none
-	off       []uint32 // predecessor lists: preds[off[t-1]:off[t]] are the positions moving to t
-	preds     []uint32
-	depth     []uint16 // optional: plies to the capture that realises the value
+	values    []int8  // the result: undetermined while being solved
+	remaining []uint8 // moves within the count not yet known to lose at the current level
+	bestExit  []int8  // best payoff of a capturing move (or -n with no legal move), noExit if none
+	// The predecessor lists: preds[end(t-1):end(t)] are the positions
+	// moving to t, where end(t) = base[t>>offBlockBits] + rel[t] once the
+	// lists are filled (before, rel counts and then marks each list's
+	// start).
+	rel   []uint32
+	base  []uint64
+	preds []uint32
+	edges uint64   // moves within the count: the length of preds
+	depth []uint16 // optional: plies to the capture that realises the value
+	// scratch, when not nil, keeps the predecessor lists in a file rather
+	// than in memory (a count too large for the memory allowed).
+	scratch *scratch
 }
 
 // solveLayer returns the values of every board of n seeds on the given
@@ -122,10 +137,14 @@ type layerSolver struct {
 // returns, for each position, how many plies
 // of best play lead to the capture (or game end) that realises its value,
 // saturated at 65535; a position worth 0 gets 0.
-func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8, workers int, wantDepth bool, progress func(uint64)) ([]int8, []uint16, uint64, error) {
+//
+// When the predecessor lists could take more than memory bytes (0: no
+// limit), they are kept in a scratch file in dir instead (see scratch).
+func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8, workers int, wantDepth bool, memory uint64, dir string, progress func(uint64)) (values []int8, depth []uint16, edges uint64, onDisk bool, err error) {
 	size := Size(holes, n)
-	if size == 0 || size >= math.MaxUint32 || size*uint64(holes) >= math.MaxUint32 {
-		return nil, nil, 0, fmt.Errorf("egtb: %d seeds on %d holes a row (%d positions) is beyond this solver", n, holes, size)
+	// Ranks are stored as uint32.
+	if size == 0 || size >= math.MaxUint32 {
+		return nil, nil, 0, false, fmt.Errorf("egtb: %d seeds on %d holes a row (%d positions) is beyond this solver", n, holes, size)
 	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
@@ -134,26 +153,61 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 		progress = func(uint64) {}
 	}
 	s := &layerSolver{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}
+	if memory > 0 && layerMemory(holes, n, lower) > memory {
+		sc, err := newScratch(dir, holes, n, r, size, workers, memory-min(memory, fixedMemory(size, lower)))
+		if err != nil {
+			return nil, nil, 0, false, err
+		}
+		defer sc.close()
+		s.scratch = sc
+	}
 	if err := s.expandAll(ctx); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
 	}
-	if err := s.fillPredecessors(ctx); err != nil {
-		return nil, nil, 0, err
+	if edges, err = s.layout(); err != nil {
+		return nil, nil, 0, false, err
 	}
-	edges := uint64(len(s.preds))
+	if s.scratch != nil {
+		s.preds, err = s.scratch.fill(ctx, s)
+	} else {
+		err = s.fillPredecessors(ctx, edges)
+	}
+	if err != nil {
+		return nil, nil, 0, false, err
+	}
 	if wantDepth {
 		s.depth = make([]uint16, size)
 	}
 	if err := s.propagate(ctx); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
 	}
-	return s.values, s.depth, edges, nil
+	return s.values, s.depth, edges, s.scratch != nil, nil
+}
+
+// layerMemory is the most memory count n's working arrays can take, with
+// every move within the count in the predecessor lists in memory, and the
+// smaller counts' values.
+func layerMemory(holes, n int, lower [][]int8) uint64 {
+	size := Size(holes, n)
+	return fixedMemory(size, lower) + 4*size*uint64(holes)
+}
+
+// fixedMemory is the memory a count of size positions takes besides its
+// predecessor lists: values, moves remaining, best exits, offsets, and
+// the smaller counts' values.
+func fixedMemory(size uint64, lower [][]int8) uint64 {
+	m := 7 * size
+	for _, v := range lower {
+		m += uint64(len(v))
+	}
+	return m
 }
 
 // parallel runs f over the boards of the count in chunks, on s.workers
 // goroutines, each with its own expander positioned on the chunk's first
-// board. It stops early when ctx is cancelled.
-func (s *layerSolver) parallel(ctx context.Context, f func(e *expander, lo, hi uint64)) error {
+// board and with the worker's number. It stops early when ctx is
+// cancelled.
+func (s *layerSolver) parallel(ctx context.Context, f func(w int, e *expander, lo, hi uint64)) error {
 	var next atomic.Uint64
 	var wg sync.WaitGroup
 	for w := 0; w < s.workers; w++ {
@@ -168,7 +222,7 @@ func (s *layerSolver) parallel(ctx context.Context, f func(e *expander, lo, hi u
 				}
 				hi := min(lo+chunkSize, s.size)
 				e.seek(lo)
-				f(e, lo, hi)
+				f(w, e, lo, hi)
 				s.progress(hi - lo)
 			}
 		}()
@@ -179,12 +233,13 @@ func (s *layerSolver) parallel(ctx context.Context, f func(e *expander, lo, hi u
 
 // expandAll plays every position's moves once: it records the best exit
 // payoff and the number of moves within the count, and counts each
-// position's predecessors in off[t+1].
+// position's predecessors in rel[t]. With a scratch file, it also writes
+// each move within the count to the scratch's edge files.
 func (s *layerSolver) expandAll(ctx context.Context) error {
 	s.remaining = make([]uint8, s.size)
 	s.bestExit = make([]int8, s.size)
-	s.off = make([]uint32, s.size+1)
-	return s.parallel(ctx, func(e *expander, lo, hi uint64) {
+	s.rel = make([]uint32, s.size)
+	return s.parallel(ctx, func(w int, e *expander, lo, hi uint64) {
 		for i := lo; i < hi; i++ {
 			count := e.expand(true)
 			best, within := noExit, 0
@@ -198,7 +253,10 @@ func (s *layerSolver) expandAll(ctx context.Context) error {
 					continue
 				}
 				within++
-				atomic.AddUint32(&s.off[m.child+1], 1)
+				atomic.AddUint32(&s.rel[m.child], 1)
+				if s.scratch != nil {
+					s.scratch.add(w, uint32(m.child), uint32(i))
+				}
 			}
 			s.bestExit[i] = int8(best)
 			s.remaining[i] = uint8(within)
@@ -209,27 +267,58 @@ func (s *layerSolver) expandAll(ctx context.Context) error {
 	})
 }
 
-// fillPredecessors turns the counts in off into offsets and fills preds by
-// playing every position's moves again.
-func (s *layerSolver) fillPredecessors(ctx context.Context) error {
+// layout turns the counts of predecessors in rel into the starts of their
+// lists and returns the number of moves within the count.
+func (s *layerSolver) layout() (uint64, error) {
+	s.base = make([]uint64, s.size>>offBlockBits+1)
 	var total uint64
-	for t := uint64(1); t <= s.size; t++ {
-		total += uint64(s.off[t])
-		if total >= math.MaxUint32 {
-			return fmt.Errorf("egtb: %d seeds on %d holes a row: more than 2^32 moves within the count", s.n, s.holes)
+	for t := range s.size {
+		block := t >> offBlockBits
+		if t&(1<<offBlockBits-1) == 0 {
+			s.base[block] = total
 		}
-		s.off[t] = uint32(total)
+		count := uint64(s.rel[t])
+		s.rel[t] = uint32(total - s.base[block])
+		total += count
+		if total-s.base[block] >= math.MaxUint32 {
+			return 0, fmt.Errorf("egtb: %d seeds on %d holes a row: more than 2^32 moves within %d positions", s.n, s.holes, 1<<offBlockBits)
+		}
 	}
-	s.preds = make([]uint32, total)
-	// off[t] is now the start of t's list; each fill moves it on, so that
-	// it ends at the start of t+1's list, the end of t's.
-	return s.parallel(ctx, func(e *expander, lo, hi uint64) {
+	s.edges = total
+	return total, nil
+}
+
+// start returns where t's predecessor list starts, before it is filled.
+func (s *layerSolver) start(t uint64) uint64 {
+	if t == s.size {
+		return s.edges
+	}
+	return s.base[t>>offBlockBits] + uint64(s.rel[t])
+}
+
+// end returns where t's predecessor list ends, once it is filled.
+func (s *layerSolver) end(t uint64) uint64 {
+	return s.base[t>>offBlockBits] + uint64(s.rel[t])
+}
+
+// claim returns the next free place in t's predecessor list (safe for
+// concurrent use).
+func (s *layerSolver) claim(t uint64) uint64 {
+	return s.base[t>>offBlockBits] + uint64(atomic.AddUint32(&s.rel[t], 1)-1)
+}
+
+// fillPredecessors fills the predecessor lists in memory by playing every
+// position's moves again.
+func (s *layerSolver) fillPredecessors(ctx context.Context, edges uint64) error {
+	s.preds = make([]uint32, edges)
+	// rel[t] marks the start of t's list; each fill moves it on, so that
+	// it ends at the end of t's list.
+	return s.parallel(ctx, func(_ int, e *expander, lo, hi uint64) {
 		for i := lo; i < hi; i++ {
 			count := e.expand(false)
 			for k := 0; k < count; k++ {
 				if m := &e.moves[k]; !m.exit {
-					at := atomic.AddUint32(&s.off[m.child], 1) - 1
-					s.preds[at] = uint32(i)
+					s.preds[s.claim(m.child)] = uint32(i)
 				}
 			}
 			if i+1 < hi {
@@ -242,11 +331,11 @@ func (s *layerSolver) fillPredecessors(ctx context.Context) error {
 // predecessors returns the positions with a move to t within the count
 // (once per such move).
 func (s *layerSolver) predecessors(t uint32) []uint32 {
-	var lo uint32
+	var lo uint64
 	if t > 0 {
-		lo = s.off[t-1]
+		lo = s.end(uint64(t) - 1)
 	}
-	return s.preds[lo:s.off[t]]
+	return s.preds[lo:s.end(uint64(t))]
 }
 
 // propagate finds the values level by level, k = n down to 1: first the
@@ -261,44 +350,24 @@ func (s *layerSolver) propagate(ctx context.Context) error {
 	for i := range s.values {
 		s.values[i] = undetermined
 	}
-	queue := make([]uint32, 0, 1024)
+	// The positions are taken round by round: those determined by the
+	// captures, then those determined by the previous round. Within a round
+	// the order does not matter; with the lists in a file, the round is
+	// sorted so that the file is read in order.
+	round := make([]uint32, 0, 1024)
+	next := make([]uint32, 0, 1024)
 	perLevel := s.size / uint64(max(s.n, 1))
 	for k := s.n; k >= 1; k-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		queue = s.seeds(queue[:0], k)
-		for head := 0; head < len(queue); head++ {
-			if head&0xFFFF == 0 && ctx.Err() != nil {
-				return ctx.Err()
+		for round = s.seeds(round[:0], k); len(round) > 0; round, next = next, round[:0] {
+			if s.scratch != nil {
+				slices.Sort(round)
 			}
-			p := queue[head]
-			won := s.values[p] > 0
-			var d uint16
-			if s.depth != nil {
-				d = s.depth[p]
-				if d < math.MaxUint16 {
-					d++
-				}
-			}
-			for _, r := range s.predecessors(p) {
-				if s.values[r] != undetermined {
-					continue
-				}
-				if won {
-					// r's move to p loses at level k.
-					s.remaining[r]--
-					if s.remaining[r] != 0 || -int(s.bestExit[r]) < k {
-						continue
-					}
-					s.values[r] = int8(-k)
-				} else {
-					s.values[r] = int8(k)
-				}
-				if s.depth != nil {
-					s.depth[r] = d
-				}
-				queue = append(queue, r)
+			var err error
+			if next, err = s.propagateRound(ctx, round, next, k); err != nil {
+				return err
 			}
 		}
 		s.progress(perLevel)
@@ -310,6 +379,44 @@ func (s *layerSolver) propagate(ctx context.Context) error {
 	}
 	s.progress(s.size - perLevel*uint64(s.n))
 	return nil
+}
+
+// propagateRound determines, at level k, the positions with moves to the
+// positions of round, and returns them appended to next.
+func (s *layerSolver) propagateRound(ctx context.Context, round, next []uint32, k int) ([]uint32, error) {
+	for head, p := range round {
+		if head&0xFFFF == 0 && ctx.Err() != nil {
+			return next, ctx.Err()
+		}
+		won := s.values[p] > 0
+		var d uint16
+		if s.depth != nil {
+			d = s.depth[p]
+			if d < math.MaxUint16 {
+				d++
+			}
+		}
+		for _, r := range s.predecessors(p) {
+			if s.values[r] != undetermined {
+				continue
+			}
+			if won {
+				// r's move to p loses at level k.
+				s.remaining[r]--
+				if s.remaining[r] != 0 || -int(s.bestExit[r]) < k {
+					continue
+				}
+				s.values[r] = int8(-k)
+			} else {
+				s.values[r] = int8(k)
+			}
+			if s.depth != nil {
+				s.depth[r] = d
+			}
+			next = append(next, r)
+		}
+	}
+	return next, nil
 }
 
 // seeds appends to queue the positions determined at level k by their

@@ -23,6 +23,12 @@ func TestEGTBCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "built 3 holes a row, 0 to 6 seeds") {
 		t.Fatalf("build: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// With a memory too small for any count in memory, the lists go to
+	// scratch files: the same databases, the report says so.
+	code, out, errOut = run(t, "", "egtb", "build", "--holes", "3", "--max-seeds", "6", "--dir", t.TempDir(), "--memory", "1e-9", "--quiet")
+	if code != 0 || !strings.Contains(out, "lists on disk") {
+		t.Fatalf("build with --memory 1e-9: exit %d\n%s\n%s", code, out, errOut)
+	}
 	// Again: every count is read back, nothing is solved.
 	code, out, _ = run(t, "", "egtb", "build", "--holes", "3", "--max-seeds", "6", "--dir", dir, "--quiet")
 	if code != 0 || !strings.Contains(out, "7 counts were already built") {
@@ -73,6 +79,7 @@ func TestEGTBCommands(t *testing.T) {
 		{"egtb", "build", "--holes", "3"},
 		{"egtb", "build", "--holes", "1", "--max-seeds", "3"},
 		{"egtb", "build", "--holes", "3", "--max-seeds", "200"},
+		{"egtb", "build", "--holes", "3", "--max-seeds", "6", "--memory", "0"},
 		{"egtb", "probe"},
 		{"egtb", "probe", "1,2/3"},
 		{"egtb", "verify"},
