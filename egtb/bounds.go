@@ -58,9 +58,44 @@ func (tb *Tablebase) NewBounder(p rules.Position, tableMiB int) (*Bounder, error
 	return &Bounder{b: bounder{tb: tb, root: p, table: newBoundsTable(tableMiB)}}, nil
 }
 
+// clone returns a Bounder of the same position with a copy of bd's table,
+// to search beside bd.
+func (bd *Bounder) clone() *Bounder {
+	c := &Bounder{b: bounder{tb: bd.b.tb, root: bd.b.root}}
+	if t := bd.b.table; t != nil {
+		c.b.table = &boundsTable{slots: slices.Clone(t.slots), mask: t.mask}
+	}
+	return c
+}
+
 // Bounds is Tablebase.Bounds of the Bounder's position at depth.
 func (bd *Bounder) Bounds(ctx context.Context, depth int) (lo, hi int, nodes uint64, err error) {
 	return bd.b.bounds(ctx, depth)
+}
+
+// AtLeast reports whether the lower bound of Bounds at depth is at least
+// v, by the lower bound's search alone with a null window at v: much
+// cheaper than Bounds, to confirm a value found otherwise. When it is,
+// bound is a proven lower bound of the value, v or more.
+func (bd *Bounder) AtLeast(ctx context.Context, depth, v int) (ok bool, bound int, nodes uint64, err error) {
+	r, nodes, err := bd.b.test(ctx, depth, true, v-1, v)
+	return err == nil && r >= v, r, nodes, err
+}
+
+// AtMost reports whether the upper bound of Bounds at depth is at most v,
+// as AtLeast does for the lower. When it is, bound is a proven upper bound
+// of the value, v or less.
+func (bd *Bounder) AtMost(ctx context.Context, depth, v int) (ok bool, bound int, nodes uint64, err error) {
+	r, nodes, err := bd.b.test(ctx, depth, false, v, v+1)
+	return err == nil && r <= v, r, nodes, err
+}
+
+// test runs one of the searches from b.root within (alpha, beta).
+func (b *bounder) test(ctx context.Context, depth int, pessimist bool, alpha, beta int) (int, uint64, error) {
+	b.ctx, b.nodes, b.err, b.path = ctx, 0, nil, b.path[:0]
+	b.pessimist = pessimist
+	r := b.search(b.root, depth, 0, alpha, beta, true)
+	return r, b.nodes, b.err
 }
 
 // bounds runs the two searches from b.root.

@@ -366,7 +366,8 @@ func FuzzDecode(f *testing.F) {
 // TestBounderMatchesBounds: a Bounder, with its memory from one depth to
 // the next, finds the very bounds of the memoryless search at every depth
 // (and so is as sound), on boards where repetitions and transpositions are
-// common.
+// common; and its null-window tests, AtLeast and AtMost, with a table of
+// their own, answer as those bounds do.
 func TestBounderMatchesBounds(t *testing.T) {
 	var searched, plain uint64
 	for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
@@ -383,6 +384,10 @@ func TestBounderMatchesBounds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				tester, err := small.NewBounder(p, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
 				for d := 1; d <= 10; d++ {
 					lo, hi, n, err := small.Bounds(context.Background(), p, d)
 					if err != nil {
@@ -394,6 +399,24 @@ func TestBounderMatchesBounds(t *testing.T) {
 					}
 					if blo != lo || bhi != hi {
 						t.Fatalf("%s (%s), depth %d: Bounder [%d, %d], Bounds [%d, %d]", p, variant, d, blo, bhi, lo, hi)
+					}
+					for _, v := range []int{lo - 2, lo, lo + 2} {
+						ok, bound, _, err := tester.AtLeast(context.Background(), d, v)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if ok != (lo >= v) || ok && (bound < v || bound > lo) {
+							t.Fatalf("%s (%s), depth %d: AtLeast(%d) %v with bound %d, the lower bound is %d", p, variant, d, v, ok, bound, lo)
+						}
+					}
+					for _, v := range []int{hi - 2, hi, hi + 2} {
+						ok, bound, _, err := tester.AtMost(context.Background(), d, v)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if ok != (hi <= v) || ok && (bound > v || bound < hi) {
+							t.Fatalf("%s (%s), depth %d: AtMost(%d) %v with bound %d, the upper bound is %d", p, variant, d, v, ok, bound, hi)
+						}
 					}
 					plain += n
 					searched += bn

@@ -208,6 +208,14 @@ func WriteSolvePlan(w io.Writer, p rules.Position, opt SolveOptions) {
 
 // String is the report's line of a bounding search.
 func (b Bound) String() string {
+	if b.Test != "" {
+		held := "not yet"
+		if b.Held {
+			held = "holds"
+		}
+		return fmt.Sprintf("test of the %s bound at %s, depth %d: %s (%d nodes, %v); bounds %s to %s", b.Test, Signed(b.Target), b.Depth, held,
+			b.Nodes, b.Elapsed.Round(time.Millisecond), Signed(b.Lo), Signed(b.Hi))
+	}
 	return fmt.Sprintf("bounds at depth %d: %s to %s (%d nodes, %v)", b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Millisecond))
 }
 

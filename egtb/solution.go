@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/endodoi/endodoi/rules"
@@ -59,6 +60,13 @@ type Bound struct {
 	Lo, Hi  int
 	Nodes   uint64
 	Elapsed time.Duration
+	// Test, when not empty, tells that this was a test of one side of the
+	// bounds ("lower" or "upper") at the engine's exact value, Target from
+	// South's view (Bounder.AtLeast, AtMost), and Held whether the bound
+	// reached it.
+	Test   string
+	Target int
+	Held   bool
 }
 
 // Method is how Solve went about a position.
@@ -190,12 +198,28 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 		err error
 	}
 	done := make(chan searched, 1)
+	// proved is closed when the engine's search ends with an exact value:
+	// then the bounds stop their search of all values for a test of that
+	// one (confirm).
+	proved := make(chan struct{})
 	go func() {
 		res, err := opt.Search(sctx, tb, p)
+		if err == nil && res.Exact && res.Score%100 == 0 {
+			close(proved)
+		}
 		done <- searched{res, err}
 	}()
 	bctx, cancel := context.WithDeadline(ctx, start.Add(opt.SearchTime))
 	defer cancel()
+	fctx, stopFull := context.WithCancel(bctx)
+	defer stopFull()
+	go func() {
+		select {
+		case <-proved:
+			stopFull()
+		case <-fctx.Done():
+		}
+	}()
 	n := p.OnBoard()
 	lo, hi := -n, n
 	sol.Bounds = Bound{Lo: -n, Hi: n}
@@ -203,15 +227,15 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	if err != nil {
 		return err
 	}
+	depth := 0 // the deepest bounds found
 	for d := 1; d <= maxBoundsDepth && lo < hi; d++ {
 		began := time.Now()
-		l, h, nodes, err := bd.Bounds(bctx, d)
+		l, h, nodes, err := bd.Bounds(fctx, d)
 		if err != nil {
 			break
 		}
-		lo, hi = max(lo, l), min(hi, h)
-		a, b := SouthValue(p, lo), SouthValue(p, hi)
-		sol.Bounds = Bound{Depth: d, Lo: min(a, b), Hi: max(a, b), Nodes: nodes, Elapsed: time.Since(began)}
+		lo, hi, depth = max(lo, l), min(hi, h), d
+		sol.setBounds(p, Bound{Depth: d, Nodes: nodes, Elapsed: time.Since(began)}, lo, hi)
 		if opt.Bound != nil {
 			opt.Bound(sol.Bounds)
 		}
@@ -230,6 +254,12 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	sol.Engine = &res
 	exact := res.Exact && res.Score%100 == 0
 	v := res.Score / 100
+	if exact && (v < lo || v > hi) {
+		return fmt.Errorf("the engine's exact %+d lies outside the bounds %+d to %+d", v, lo, hi)
+	}
+	if exact && lo < hi {
+		lo, hi = sol.confirm(bctx, p, bd, v, lo, hi, depth+1, opt.Bound)
+	}
 	switch {
 	case exact && lo == hi && lo != v:
 		return fmt.Errorf("the engine's exact %+d and the bounds' %+d disagree", v, lo)
@@ -265,6 +295,83 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	}
 	sol.PV, sol.PVProven = line, true
 	return nil
+}
+
+// setBounds records the bounds lo and hi of p's side to move in
+// sol.Bounds, from South's view, with the rest of b.
+func (sol *Solution) setBounds(p rules.Position, b Bound, lo, hi int) {
+	x, y := SouthValue(p, lo), SouthValue(p, hi)
+	b.Lo, b.Hi = min(x, y), max(x, y)
+	sol.Bounds = b
+}
+
+// confirm tests the engine's exact value v (for p's side to move) with
+// the bounding searches, given bounds lo < hi already found, from depth
+// from on: the lower bound with AtLeast and the upper with AtMost, side by
+// side on one core each (the engine's is free now), each deepening until
+// it reaches v or ctx is done. It returns the bounds then, and reports
+// each test to report, if not nil.
+func (sol *Solution) confirm(ctx context.Context, p rules.Position, bd *Bounder, v, lo, hi, from int, report func(Bound)) (int, int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	depths := [2]int{}
+	var nodes uint64
+	began := time.Now()
+	test := func(bd *Bounder, lower bool) {
+		defer wg.Done()
+		for d := from; d <= maxBoundsDepth; d++ {
+			t0 := time.Now()
+			var ok bool
+			var bound int
+			var n uint64
+			var err error
+			if lower {
+				ok, bound, n, err = bd.AtLeast(ctx, d, v)
+			} else {
+				ok, bound, n, err = bd.AtMost(ctx, d, v)
+			}
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			nodes += n
+			b := Bound{Depth: d, Nodes: n, Elapsed: time.Since(t0), Test: "upper", Target: SouthValue(p, v), Held: ok}
+			if lower {
+				b.Test = "lower"
+			}
+			if ok && lower {
+				lo = max(lo, bound)
+			}
+			if ok && !lower {
+				hi = min(hi, bound)
+			}
+			if ok {
+				depths[b2i(lower)] = d
+			}
+			x, y := SouthValue(p, lo), SouthValue(p, hi)
+			b.Lo, b.Hi = min(x, y), max(x, y)
+			if report != nil {
+				report(b)
+			}
+			mu.Unlock()
+			if ok {
+				return
+			}
+		}
+	}
+	if lo < v {
+		wg.Add(1)
+		go test(bd, true)
+	}
+	if hi > v {
+		wg.Add(1)
+		go test(bd.clone(), false)
+	}
+	wg.Wait()
+	if d := max(depths[0], depths[1]); d > 0 {
+		sol.setBounds(p, Bound{Depth: d, Nodes: nodes, Elapsed: time.Since(began)}, lo, hi)
+	}
+	return lo, hi
 }
 
 // boundsTableMiB is the table of Solve's bounding searches.

@@ -48,6 +48,55 @@ func TestSolve(t *testing.T) {
 		t.Errorf("bounds %+v, solution's %+v", bounds, sol.Bounds)
 	}
 
+	// The engine proves a value at once: the bounds, stopped (unless they
+	// met first), test that value alone, and confirm it.
+	engineSays := func(v int) func(context.Context, *Tablebase, rules.Position) (EngineResult, error) {
+		return func(context.Context, *Tablebase, rules.Position) (EngineResult, error) {
+			return EngineResult{Depth: 1, Score: 100 * v, Exact: true}, nil
+		}
+	}
+	sol, err = Solve(context.Background(), p, SolveOptions{Rules: r, Dir: dir, Memory: 1, SearchTime: 10 * time.Second,
+		Search: engineSays(want)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sol.Solved || sol.Value != want || !sol.Confirmed || sol.Bounds.Lo != want || sol.Bounds.Hi != want {
+		t.Errorf("engine first: %+v, want value %d confirmed", sol, want)
+	}
+	// The tests themselves, from the widest bounds: each side deepens
+	// until it reaches the value.
+	tb, err := Open(dir, 3, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd, err := tb.NewBounder(p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds = nil
+	var confirmed Solution
+	n := p.OnBoard()
+	lo, hi := confirmed.confirm(context.Background(), p, bd, want, -n, n, 1, func(b Bound) { bounds = append(bounds, b) })
+	if lo != want || hi != want || confirmed.Bounds.Lo != want || confirmed.Bounds.Hi != want || confirmed.Bounds.Depth == 0 {
+		t.Errorf("confirm: [%d, %d], %+v; want %d", lo, hi, confirmed.Bounds, want)
+	}
+	held := map[string]bool{}
+	for _, b := range bounds {
+		if b.Target != want || b.Test != "lower" && b.Test != "upper" || held[b.Test] {
+			t.Errorf("test %+v after %v held", b, held)
+		}
+		held[b.Test] = b.Held
+	}
+	if !held["lower"] || !held["upper"] {
+		t.Errorf("tests %v: both sides should end held", bounds)
+	}
+
+	// An exact value the bounds already rule out is an error.
+	if _, err := Solve(context.Background(), p, SolveOptions{Rules: r, Dir: dir, Memory: 1, SearchTime: 10 * time.Second,
+		Search: engineSays(p.OnBoard() + 2)}); err == nil {
+		t.Error("an engine's exact value beyond the seeds on the board was taken")
+	}
+
 	if _, err := Solve(context.Background(), p, SolveOptions{Rules: r, Dir: t.TempDir(), Memory: 1}); err == nil {
 		t.Error("a search without databases did not fail")
 	}
