@@ -153,7 +153,7 @@ func prove(ctx context.Context, tb *egtb.Tablebase, r rules.Rules, p rules.Posit
 		return v, true, nil
 	}
 	sol, err := egtb.Solve(ctx, p, egtb.SolveOptions{Rules: r, Dir: tb.Dir(), SearchTime: limit, Workers: 1,
-		Search: enginesolve.Search(r)})
+		Search: enginesolve.Search(r, 0)})
 	if err != nil {
 		return 0, false, err
 	}

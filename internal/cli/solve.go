@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/egtb"
+	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/enginesolve"
 	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/rules"
@@ -22,7 +23,7 @@ const defaultSolveMemory = 10
 var solveCommand = &command{
 	name:    "solve",
 	summary: "find the game-theoretic value of a start or position with best play on both sides",
-	usage:   "[--egtb DIR] [--memory GiB] [--time D] [--variant V] [--max-laps L] <holes> <seeds> | <position>",
+	usage:   "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--variant V] [--max-laps L] <holes> <seeds> | <position>",
 	examples: []string{
 		"endodoi solve 3 3",
 		"endodoi solve --variant cross 4 2",
@@ -36,6 +37,7 @@ var solveCommand = &command{
 		memory := fs.Float64("memory", defaultSolveMemory, "GiB a complete solution may use; beyond it, search from the position with the databases")
 		searchTime := fs.Duration("time", time.Minute, "how long to search when a complete solution does not fit")
 		workers := fs.Int("workers", 0, "worker goroutines (default: one per core)")
+		hash := fs.Int("hash", enginesolve.DefaultHashMiB, fmt.Sprintf("MiB of the engine search's transposition table when searching (1 to %d): more helps a long search", engine.MaxHashMiB))
 		quiet := fs.Bool("quiet", false, "no progress bar")
 		return func(ctx context.Context, env Env, args []string) error {
 			var p rules.Position
@@ -71,9 +73,13 @@ var solveCommand = &command{
 			if *workers < 0 {
 				return usagef("--workers %d: want 0 (one per core) or more", *workers)
 			}
+			if err := inRange("hash", *hash, 1, engine.MaxHashMiB); err != nil {
+				return err
+			}
 			progress := unlessQuiet(env.Stderr, *quiet)
-			return solve(ctx, env.Stdout, progress, p, egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30),
-				SearchTime: *searchTime, Workers: *workers})
+			opt := egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30), SearchTime: *searchTime, Workers: *workers,
+				Search: enginesolve.Search(r, *hash)}
+			return solve(ctx, env.Stdout, progress, p, opt)
 		}
 	},
 }
@@ -85,7 +91,6 @@ func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egt
 	bar := terminal.NewProgressBar(progress)
 	opt.Progress = func(pr egtb.Progress) { bar.Draw(pr.String(), pr.Done, pr.Total, pr.Elapsed) }
 	opt.Bound = func(b egtb.Bound) { fmt.Fprintln(w, b) }
-	opt.Search = enginesolve.Search(opt.Rules)
 	sol, err := egtb.Solve(ctx, p, opt)
 	bar.End()
 	switch {

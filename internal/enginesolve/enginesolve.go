@@ -11,14 +11,18 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-// hashMiB is the transposition table of a solving search, which runs long:
-// larger than engine.DefaultHashMiB.
-const hashMiB = 256
+// DefaultHashMiB is the transposition table of a solving search, which
+// runs long: larger than engine.DefaultHashMiB.
+const DefaultHashMiB = 256
 
 // Search returns egtb.SolveOptions.Search for rules r: a fresh engine with
-// tb's databases searches p without limits, until ctx is done or it
+// tb's databases and a transposition table of hashMiB MiB (0:
+// DefaultHashMiB) searches p without limits, until ctx is done or it
 // proves p's value.
-func Search(r rules.Rules) func(ctx context.Context, tb *egtb.Tablebase, p rules.Position) (egtb.EngineResult, error) {
+func Search(r rules.Rules, hashMiB int) func(ctx context.Context, tb *egtb.Tablebase, p rules.Position) (egtb.EngineResult, error) {
+	if hashMiB == 0 {
+		hashMiB = DefaultHashMiB
+	}
 	return func(ctx context.Context, tb *egtb.Tablebase, p rules.Position) (egtb.EngineResult, error) {
 		cfg := engine.Config{Rules: r, HashMiB: hashMiB}
 		if tb != nil { // a nil *Tablebase in the interface would not be nil

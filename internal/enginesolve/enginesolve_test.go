@@ -23,7 +23,7 @@ func TestSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	search := Search(r)
+	search := Search(r, 0)
 	for _, tc := range []struct {
 		name string
 		tb   *egtb.Tablebase

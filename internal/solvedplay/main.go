@@ -65,7 +65,7 @@ func (pr *prover) value(p rules.Position) (int, bool) {
 		return -key.OnBoard(), true
 	}
 	sol, err := egtb.Solve(pr.ctx, key, egtb.SolveOptions{Rules: pr.r, Dir: pr.tb.Dir(), SearchTime: pr.limit, Workers: 1,
-		Search: enginesolve.Search(pr.r)})
+		Search: enginesolve.Search(pr.r, 0)})
 	ok := err == nil && sol.Solved
 	pr.cache[key] = proof{sol.Value, ok}
 	return sol.Value, ok
