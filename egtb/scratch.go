@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -147,7 +148,10 @@ func (sc *scratch) fill(ctx context.Context, s *layerSolver) ([]uint32, error) {
 		lo = hi
 	}
 	s.progress(s.size - reported)
+	// The segment is garbage now: give it back, so that the file cache
+	// can keep more of the lists.
 	segment = nil
+	debug.FreeOSMemory()
 	data, unmap, err := mapFile(f, 4*s.edges)
 	if err != nil {
 		return nil, fmt.Errorf("egtb: mapping a scratch file: %w", err)
