@@ -359,13 +359,17 @@ func (sol *Solution) confirm(ctx context.Context, p rules.Position, bd *Bounder,
 			}
 		}
 	}
+	upper := bd
+	if lo < v && hi > v {
+		upper = bd.clone() // before either side writes to bd's table
+	}
 	if lo < v {
 		wg.Add(1)
 		go test(bd, true)
 	}
 	if hi > v {
 		wg.Add(1)
-		go test(bd.clone(), false)
+		go test(upper, false)
 	}
 	wg.Wait()
 	if d := max(depths[0], depths[1]); d > 0 {
