@@ -16,7 +16,7 @@ import (
 // scratch keeps a count's predecessor lists in a file, for a count whose
 // lists would not fit in the memory allowed. While the count's moves are
 // first played, each move within the count goes, as a (target, source)
-// pair, to one of scratchBuckets edge files by its target (one set of files
+// pair, to one of a few dozen edge files by its target (one set of files
 // a worker, so that the workers take no lock). Then the edge files are
 // taken a group at a time, as many as the memory allows: their pairs are
 // put in place in memory and the group's part of the lists is written to
@@ -26,6 +26,7 @@ import (
 // instead of twice pays for much of the writing.
 type scratch struct {
 	dir, name string
+	buckets   int          // edge files a worker, each for a range of targets
 	per       uint64       // targets a bucket
 	segment   uint64       // bytes of lists to put in place in memory at once
 	edges     [][]*os.File // by worker, then bucket
@@ -35,11 +36,13 @@ type scratch struct {
 	unmap     func() error
 }
 
-// scratchBuckets is the number of target ranges the edges are sorted into;
+// scratchFiles is about how many edge files are open at once (64 a
+// worker, fewer with many workers, but at least 4), well below the usual
+// limit of 1,024 open files;
 // scratchPending is how many pairs a worker holds for a bucket before it
 // writes them.
 const (
-	scratchBuckets = 64
+	scratchFiles   = 256
 	scratchPending = 8192
 )
 
@@ -47,14 +50,15 @@ const (
 // for the given number of workers, to be put in place segment bytes at a
 // time.
 func newScratch(dir string, holes, n int, r rules.Rules, size uint64, workers int, segment uint64) (*scratch, error) {
-	sc := &scratch{dir: dir, name: FileName(holes, n, r), per: (size + scratchBuckets - 1) / scratchBuckets,
+	buckets := min(64, max(4, scratchFiles/workers))
+	sc := &scratch{dir: dir, name: FileName(holes, n, r), buckets: buckets, per: (size + uint64(buckets) - 1) / uint64(buckets),
 		segment: max(segment, 1<<20), failed: make([]error, workers)}
 	sc.edges = make([][]*os.File, workers)
 	sc.pending = make([][][]uint64, workers)
 	for w := range workers {
-		sc.edges[w] = make([]*os.File, scratchBuckets)
-		sc.pending[w] = make([][]uint64, scratchBuckets)
-		for b := range scratchBuckets {
+		sc.edges[w] = make([]*os.File, buckets)
+		sc.pending[w] = make([][]uint64, buckets)
+		for b := range buckets {
 			f, err := os.CreateTemp(dir, sc.name+".tmp-edges*")
 			if err != nil {
 				sc.close()
@@ -109,9 +113,9 @@ func (sc *scratch) fill(ctx context.Context, s *layerSolver) ([]uint32, error) {
 	// one bucket).
 	var groups []int
 	largest := uint64(0)
-	for b := 0; b < scratchBuckets; {
+	for b := 0; b < sc.buckets; {
 		lo := b
-		for b++; b < scratchBuckets && 4*(bucketStart(b+1)-bucketStart(lo)) <= sc.segment; b++ {
+		for b++; b < sc.buckets && 4*(bucketStart(b+1)-bucketStart(lo)) <= sc.segment; b++ {
 		}
 		groups = append(groups, b)
 		largest = max(largest, bucketStart(b)-bucketStart(lo))

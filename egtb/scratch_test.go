@@ -20,9 +20,10 @@ func TestScratchBuildMatchesMemory(t *testing.T) {
 	for _, tc := range []struct {
 		holes, maxSeeds int
 		variant         rules.Variant
+		workers         int
 	}{
-		{6, 12, rules.Standard}, // 1,352,078 positions at 12 seeds: two blocks of offsets
-		{4, 10, rules.Cross},
+		{6, 12, rules.Standard, 2}, // 1,352,078 positions at 12 seeds: two blocks of offsets
+		{4, 10, rules.Cross, 80},   // so many workers that each has only 4 edge files
 	} {
 		r := rules.Rules{Variant: tc.variant}
 		inMemory, err := Build(context.Background(), Options{Holes: tc.holes, MaxSeeds: tc.maxSeeds, Rules: r, Depths: true})
@@ -33,7 +34,7 @@ func TestScratchBuildMatchesMemory(t *testing.T) {
 		// One byte: every count goes to scratch files, put in place a
 		// megabyte at a time.
 		scratched, err := Build(context.Background(), Options{Holes: tc.holes, MaxSeeds: tc.maxSeeds, Rules: r, Depths: true,
-			Dir: dir, Workers: 2, Memory: 1})
+			Dir: dir, Workers: tc.workers, Memory: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
