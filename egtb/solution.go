@@ -29,6 +29,10 @@ type SolveOptions struct {
 	SearchTime time.Duration
 	// Workers of a complete solution; 0 means one per core.
 	Workers int
+	// BoundsMiB is the MiB of the bounding search's table when searching
+	// (0: DefaultBoundsMiB); the tests of an engine's value take twice
+	// that, a copy for each.
+	BoundsMiB int
 	// Search, needed when Solve searches, is the engine's search of p
 	// with tb's help, run until ctx is done or it proves p's value.
 	Search func(ctx context.Context, tb *Tablebase, p rules.Position) (EngineResult, error)
@@ -223,7 +227,11 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	n := p.OnBoard()
 	lo, hi := -n, n
 	sol.Bounds = Bound{Lo: -n, Hi: n}
-	bd, err := tb.NewBounder(p, boundsTableMiB)
+	tableMiB := opt.BoundsMiB
+	if tableMiB <= 0 {
+		tableMiB = DefaultBoundsMiB
+	}
+	bd, err := tb.NewBounder(p, tableMiB)
 	if err != nil {
 		return err
 	}
@@ -378,8 +386,9 @@ func (sol *Solution) confirm(ctx context.Context, p rules.Position, bd *Bounder,
 	return lo, hi
 }
 
-// boundsTableMiB is the table of Solve's bounding searches.
-const boundsTableMiB = 512
+// DefaultBoundsMiB is the table of Solve's bounding searches unless
+// SolveOptions say otherwise.
+const DefaultBoundsMiB = 512
 
 // maxBoundsDepth bounds the bounding searches' depth, as the engine's
 // search is.

@@ -134,11 +134,11 @@ func TestSolve(t *testing.T) {
 	if code, _, errOut := run(t, "", "egtb", "build", "--holes", "3", "--max-seeds", "8", "--dir", dir, "--quiet"); code != 0 {
 		t.Fatal(errOut)
 	}
-	code, out, errOut := run(t, "", "solve", "--quiet", "--memory", "0.000001", "--egtb", dir, "--time", "5s", "--hash", "16", "3", "2")
+	code, out, errOut := run(t, "", "solve", "--quiet", "--memory", "0.000001", "--egtb", dir, "--time", "5s", "--hash", "16", "--bounds-table", "8", "3", "2")
 	if code != 0 || lastLine(out) != "value -2" || !strings.Contains(out, "method: search") {
 		t.Errorf("solve by search: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, args := range [][]string{{"solve"}, {"solve", "1", "1"}, {"solve", "3", "2", "--memory", "0"}, {"solve", "--hash", "0", "3", "2"}, {"solve", "x"}} {
+	for _, args := range [][]string{{"solve"}, {"solve", "1", "1"}, {"solve", "3", "2", "--memory", "0"}, {"solve", "--hash", "0", "3", "2"}, {"solve", "--bounds-table", "0", "3", "2"}, {"solve", "--bounds-table", "16385", "3", "2"}, {"solve", "x"}} {
 		if code, _, _ := run(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

@@ -20,10 +20,14 @@ import (
 // before solve searches instead.
 const defaultSolveMemory = 10
 
+// maxBoundsMiB caps solve's --bounds-table: twice it, with the engine's
+// largest table, still fits a machine with 64 GiB.
+const maxBoundsMiB = 16 << 10
+
 var solveCommand = &command{
 	name:    "solve",
 	summary: "find the game-theoretic value of a start or position with best play on both sides",
-	usage:   "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--variant V] [--max-laps L] <holes> <seeds> | <position>",
+	usage:   "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--bounds-table MiB] [--variant V] [--max-laps L] <holes> <seeds> | <position>",
 	examples: []string{
 		"endodoi solve 3 3",
 		"endodoi solve --variant cross 4 2",
@@ -38,6 +42,7 @@ var solveCommand = &command{
 		searchTime := fs.Duration("time", time.Minute, "how long to search when a complete solution does not fit")
 		workers := fs.Int("workers", 0, "worker goroutines (default: one per core)")
 		hash := fs.Int("hash", enginesolve.DefaultHashMiB, fmt.Sprintf("MiB of the engine search's transposition table when searching (1 to %d): more helps a long search", engine.MaxHashMiB))
+		boundsMiB := fs.Int("bounds-table", egtb.DefaultBoundsMiB, fmt.Sprintf("MiB of the bounding search's table when searching (1 to %d), twice that while it tests the engine's value", maxBoundsMiB))
 		quiet := fs.Bool("quiet", false, "no progress bar")
 		return func(ctx context.Context, env Env, args []string) error {
 			var p rules.Position
@@ -76,9 +81,12 @@ var solveCommand = &command{
 			if err := inRange("hash", *hash, 1, engine.MaxHashMiB); err != nil {
 				return err
 			}
+			if err := inRange("bounds-table", *boundsMiB, 1, maxBoundsMiB); err != nil {
+				return err
+			}
 			progress := unlessQuiet(env.Stderr, *quiet)
 			opt := egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30), SearchTime: *searchTime, Workers: *workers,
-				Search: enginesolve.Search(r, *hash)}
+				BoundsMiB: *boundsMiB, Search: enginesolve.Search(r, *hash)}
 			return solve(ctx, env.Stdout, progress, p, opt)
 		}
 	},
