@@ -23,7 +23,7 @@ import (
 // searched; a cancelled ctx returns its error.
 //
 // Bounds searches without memory; a Bounder searches the same position at
-// growing depths faster, and gives the same bounds or tighter ones.
+// growing depths faster, and gives the same bounds.
 func (tb *Tablebase) Bounds(ctx context.Context, p rules.Position, depth int) (lo, hi int, nodes uint64, err error) {
 	if p.Holes() != tb.holes {
 		return 0, 0, 0, ErrBeyond
@@ -41,18 +41,10 @@ func (tb *Tablebase) Bounds(ctx context.Context, p rules.Position, depth int) (l
 //     remaining depth, for the same kind of bound. Such a position's bound
 //     does not depend on the path to it: only positions with as many seeds
 //     on the board can repeat it or anything after it, and every position
-//     before a capture has more;
-//   - for such a position, what any search of it, at any depth and of
-//     either kind, proved of its true value: a lower bound from each search
-//     whose values are at most the true ones there (the lower bound's
-//     search where the root's side moves, the upper's where the other
-//     does) and did not fail low, an upper bound from the others. These
-//     end a later search of the position when they decide it, and narrow
-//     its window when not.
+//     before a capture has more.
 //
-// Its bounds are those of Bounds at the same depth or tighter, and never
-// wrong, found with fewer positions searched. A Bounder is not safe for
-// concurrent use.
+// Its bounds are those of Bounds at the same depth, found with fewer
+// positions searched. A Bounder is not safe for concurrent use.
 type Bounder struct {
 	b bounder
 }
@@ -159,26 +151,22 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 			return v
 		}
 	}
-	// lo and hi are proven bounds on p's value (free positions only).
-	lo, hi := -board, board
+	r := b.tb.rules
+	if depth <= 0 {
+		switch {
+		case !p.HasLegalMove(r):
+			return -board
+		case (p.ToMove() == b.root.ToMove()) == b.pessimist:
+			return -board
+		}
+		return board
+	}
 	hint := rules.NoMove
 	var slot *boundsEntry
-	if b.table != nil && depth > 0 && (free || depth >= minTableDepth) {
-		// A free position's proven bounds are looked up at any depth but
-		// the horizon's, where they never tightened the 2×6×4 start's
-		// bounds and cost time.
+	if b.table != nil && depth >= minTableDepth {
 		slot = b.table.slot(&p)
 		if slot.holds(&p) {
 			hint = slot.move[b2i(b.pessimist)]
-			if free {
-				lo, hi = int(slot.lo), int(slot.hi)
-				switch {
-				case lo == hi, lo >= beta:
-					return lo
-				case hi <= alpha:
-					return hi
-				}
-			}
 			if free && slot.depth == int16(depth) && slot.pessimist == b.pessimist {
 				switch v := int(slot.value); {
 				case slot.flag == flagExact,
@@ -188,19 +176,6 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 				}
 			}
 		}
-		if depth < minTableDepth && !(free && depth >= minFreeTableDepth) {
-			slot = nil
-		}
-	}
-	r := b.tb.rules
-	// under: the search's value of p is at most its true value (at least,
-	// where not), whatever the depth.
-	under := (p.ToMove() == b.root.ToMove()) == b.pessimist
-	if depth <= 0 {
-		if under || !p.HasLegalMove(r) {
-			return -board
-		}
-		return board
 	}
 	// The moves, played in place, in order of what they capture, most
 	// first (a stable insertion sort: equal gains keep the row order), the
@@ -229,8 +204,7 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 		return -board
 	}
 	b.path = append(b.path, p)
-	alpha0, beta0 := alpha, beta
-	alpha, beta = max(alpha, lo), min(beta, hi)
+	alpha0 := alpha
 	best, bestMove := -board-1, rules.NoMove
 	for i := 0; i < count; i++ {
 		c := &kids[i]
@@ -246,22 +220,15 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 		}
 	}
 	b.path = b.path[:len(b.path)-1]
-	best = min(max(best, lo), hi)
 	if slot != nil && b.err == nil {
-		slot.store(&p, bestMove, free, depth, under, b.pessimist, alpha0, beta0, best)
+		slot.store(&p, bestMove, free, depth, b.pessimist, alpha0, beta, best)
 	}
 	return best
 }
 
 // minTableDepth is the least remaining depth at which a Bounder uses its
 // table: nearer the horizon, searching again costs less than the table.
-// Free positions, whose proven bounds outlive the search that found them,
-// are stored from minFreeTableDepth on (fewer positions searched on the
-// 2×6×4 start; from depth 1, no fewer).
-const (
-	minTableDepth     = 3
-	minFreeTableDepth = 2
-)
+const minTableDepth = 3
 
 // sortKey is a child's place in the move order: the table's move first,
 // then by seeds captured.
@@ -288,7 +255,6 @@ type boundsEntry struct {
 	flag      uint8         // how value relates to the search's result
 	depth     int16         // the remaining depth of value; 0 for none
 	value     int16
-	lo, hi    int16 // proven bounds on the position's value
 }
 
 const (
@@ -325,15 +291,11 @@ func (e *boundsEntry) holds(p *rules.Position) bool {
 }
 
 // store records p's best move and, when p's value does not depend on the
-// path (free), the search's result best within the window (alpha, beta),
-// and what it proves of p's true value: a result that is not a fail low
-// where the search's values are at most the true ones (under) is a lower
-// bound of it, and one that is not a fail high elsewhere an upper bound.
+// path (free), the search's result best within the window (alpha, beta).
 // A position of the other kind keeps the value it has.
-func (e *boundsEntry) store(p *rules.Position, move rules.Move, free bool, depth int, under, pessimist bool, alpha, beta, best int) {
+func (e *boundsEntry) store(p *rules.Position, move rules.Move, free bool, depth int, pessimist bool, alpha, beta, best int) {
 	if !e.holds(p) {
-		n := int16(p.OnBoard())
-		*e = boundsEntry{board: p.Board(), toMove: p.ToMove(), used: true, move: [2]rules.Move{rules.NoMove, rules.NoMove}, lo: -n, hi: n}
+		*e = boundsEntry{board: p.Board(), toMove: p.ToMove(), used: true, move: [2]rules.Move{rules.NoMove, rules.NoMove}}
 	}
 	if best > alpha {
 		// After a fail low every move failed: none is known best.
@@ -341,12 +303,6 @@ func (e *boundsEntry) store(p *rules.Position, move rules.Move, free bool, depth
 	}
 	if !free {
 		return
-	}
-	switch {
-	case under && best > alpha:
-		e.lo = max(e.lo, int16(best))
-	case !under && best < beta:
-		e.hi = min(e.hi, int16(best))
 	}
 	e.depth, e.pessimist, e.value = int16(depth), pessimist, int16(best)
 	switch {
