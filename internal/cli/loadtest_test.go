@@ -192,7 +192,7 @@ func TestLoadtestKill9Online(t *testing.T) {
 		err error
 	}
 	done := make(chan result, 1)
-	delivered, count := deliveredCounter()
+	count := newMoveCounter()
 	go func() {
 		rep, err := loadtest.Run(context.Background(), loadtest.Config{
 			BaseURL: first.url, Online: true, Games: 30, Rate: 10, Duration: 4 * time.Second, Ramp: 300 * time.Millisecond,
@@ -202,7 +202,7 @@ func TestLoadtestKill9Online(t *testing.T) {
 		done <- result{rep, err}
 	}()
 	select {
-	case <-delivered:
+	case <-count.delivered:
 	case <-time.After(3 * time.Second):
 		t.Fatal("no move delivered after 3 s")
 	}
@@ -250,7 +250,7 @@ func TestLoadtestKill9OneOfTwoInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan *loadtest.Report, 1)
-	delivered, count := deliveredCounter()
+	count := newMoveCounter()
 	go func() {
 		rep, err := loadtest.Run(context.Background(), loadtest.Config{
 			BaseURL: a.url, PeerURL: b.url, Online: true, Games: 20, Rate: 5, Duration: 6 * time.Second,
@@ -263,7 +263,7 @@ func TestLoadtestKill9OneOfTwoInstances(t *testing.T) {
 		done <- rep
 	}()
 	select {
-	case <-delivered:
+	case <-count.delivered:
 	case <-time.After(3 * time.Second):
 		t.Fatal("no move delivered after 3 s")
 	}
@@ -343,11 +343,10 @@ type moveCounter struct {
 	delivered chan struct{}
 }
 
-// deliveredCounter returns a moveCounter and a channel closed when its
-// load test has delivered its first move.
-func deliveredCounter() (<-chan struct{}, *moveCounter) {
-	c := &moveCounter{delivered: make(chan struct{})}
-	return c.delivered, c
+// newMoveCounter returns a moveCounter whose delivered channel closes
+// when its load test has delivered its first move.
+func newMoveCounter() *moveCounter {
+	return &moveCounter{delivered: make(chan struct{})}
 }
 
 // writer returns the writer of the load test's progress lines.
