@@ -128,6 +128,14 @@ func (s *Server) Start(ctx context.Context) error {
 
 func (s *Server) background(ctx context.Context) {
 	defer close(s.done)
+	if s.notifier != nil {
+		synced := make(chan struct{})
+		go func() {
+			defer close(synced)
+			s.syncLoop(ctx)
+		}()
+		defer func() { <-synced }()
+	}
 	beat := time.NewTicker(Heartbeat)
 	defer beat.Stop()
 	sweep := time.NewTicker(time.Hour)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash/fnv"
+	"maps"
 	"time"
 
 	"github.com/endodoi/endodoi/store"
@@ -22,10 +23,15 @@ import (
 // instances.
 
 // notice is what an instance tells the others of a change of a game.
+// The notice of a change is sent by the change's own transaction
+// (store.Change.Notice): the others hear of every committed change, and
+// of no other.
 type notice struct {
 	Instance string `json:"i"`
 	Game     string `json:"g"`
 	Event    string `json:"e,omitempty"`
+	// Rev is the online game's revision after the change.
+	Rev int64 `json:"r,omitempty"`
 	// Deadline is when the running clock falls, in Unix milliseconds; 0
 	// when no clock runs.
 	Deadline int64 `json:"d,omitempty"`
@@ -117,7 +123,25 @@ func (h *liveHub) has(id string) bool {
 	return h.rooms[id] != nil
 }
 
-// notify tells the other instances of n.
+// noticeOf returns the notice of a change of game l to event, the online
+// state o after it (nil for a game played on one device) and the moves of
+// l.game; "" when there are no other instances to tell.
+func (s *Server) noticeOf(l *loaded, event string, o *store.Online) string {
+	if s.notifier == nil {
+		return ""
+	}
+	n := notice{Instance: s.instance, Game: l.stored.ID, Event: event}
+	if o != nil {
+		n.Rev = l.stored.Online.Rev + 1
+		if at := clockDeadline(o, l.game); !at.IsZero() {
+			n.Deadline = at.UnixMilli()
+		}
+	}
+	data, _ := json.Marshal(n) // plain data: it always marshals
+	return string(data)
+}
+
+// notify tells the other instances of n, a notice of no change (presence).
 func (s *Server) notify(n notice) {
 	n.Instance = s.instance
 	data, _ := json.Marshal(n) // plain data: it always marshals
@@ -187,18 +211,28 @@ func (s *Server) handleNotice(n notice) {
 		s.clocks.at(s, n.Game, at)
 	}
 	if s.live.has(n.Game) {
+		// A notice past the next revision means some were missed; the
+		// game as loaded now has them all.
 		s.relay(n.Game, n.Event, n.Event == "move")
 	}
 }
 
 // relay sends this instance's clients of game id the game as it is now,
-// with how its last move sowed when the event is a move.
+// with how its last move sowed when the event is a move. A change they
+// have had already is not sent again; with no event (a resync), the game's
+// clock is watched again too.
 func (s *Server) relay(id, event string, withSowing bool) {
 	defer s.games.lock(id)()
 	ctx := s.ctx
 	l, err := s.load(ctx, id)
 	if err != nil {
 		s.log.Warn("relaying a change", "game", id, "err", err)
+		return
+	}
+	if event == "" {
+		s.clocks.watch(s, l)
+	}
+	if o := l.stored.Online; o != nil && event != "presence" && o.Rev <= s.live.rev(id) {
 		return
 	}
 	v, err := s.view(ctx, l)
@@ -213,7 +247,63 @@ func (s *Server) relay(id, event string, withSowing bool) {
 			sw = &sv
 		}
 	}
-	s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: event, Sowing: sw}))
+	s.live.broadcastGame(id, &v, event, sw)
+}
+
+// syncEvery is how often an instance with other instances checks that its
+// live clients have every change of their games, whatever became of the
+// notices: a listening connection that went silent, one lost and found
+// again, a change made without a notice.
+const syncEvery = time.Second
+
+// syncLoop checks every syncEvery until ctx ends.
+func (s *Server) syncLoop(ctx context.Context) {
+	t := time.NewTicker(syncEvery)
+	defer t.Stop()
+	behind := map[string]int64{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.syncRevisions(ctx, behind)
+		}
+	}
+}
+
+// syncRevisions reads the revisions of the games this instance serves, in
+// one query, and resyncs those whose clients are still behind the
+// revision the check before found: a change's notice, on its way, has one
+// check's time to arrive and be relayed with the move's sowing. behind
+// keeps, from one check to the next, the revisions the clients lacked.
+func (s *Server) syncRevisions(ctx context.Context, behind map[string]int64) {
+	ids := s.live.watched()
+	if len(ids) == 0 {
+		clear(behind)
+		return
+	}
+	qctx, cancel := context.WithTimeout(ctx, syncEvery)
+	revs, err := s.notifier.Revisions(qctx, ids)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("checking the revisions of the games served", "games", len(ids), "err", err)
+		}
+		return
+	}
+	was := maps.Clone(behind)
+	clear(behind)
+	for id, rev := range revs {
+		have := s.live.rev(id)
+		if rev <= have {
+			continue
+		}
+		if lacked, ok := was[id]; ok && have < lacked && ctx.Err() == nil {
+			s.relay(id, "", false)
+			continue
+		}
+		behind[id] = rev
+	}
 }
 
 // tellPresence tells the other instances this one's presence in every

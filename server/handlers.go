@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/record"
@@ -20,14 +17,14 @@ import (
 
 // newGameRequest is the body of POST /api/games.
 type newGameRequest struct {
-	Holes    int    `json:"holes"`    // default 8
-	Seeds    int    `json:"seeds"`    // default 4
-	Position string `json:"position"` // a start position instead of holes and seeds
-	Variant  string `json:"variant"`  // default standard
-	MaxLaps  int    `json:"maxLaps"`  // default 1000
-	First    string `json:"first"`    // "s" (default) or "n"
-	South    string `json:"south"`
-	North    string `json:"north"`
+	Holes    int     `json:"holes"`    // default 8
+	Seeds    int     `json:"seeds"`    // default 4
+	Position string  `json:"position"` // a start position instead of holes and seeds
+	Variant  string  `json:"variant"`  // default standard
+	MaxLaps  int     `json:"maxLaps"`  // default 1000
+	First    string  `json:"first"`    // "s" (default) or "n"
+	South    *string `json:"south"`    // absent or null: no name
+	North    *string `json:"north"`
 	Computer *struct {
 		Side  string `json:"side"`  // "s" or "n"
 		Level int    `json:"level"` // 1 to 10
@@ -37,7 +34,7 @@ type newGameRequest struct {
 	// An online game: the creator's side and name, and the time control.
 	Online bool          `json:"online"`
 	Side   string        `json:"side"` // "s", "n" or "random"
-	Name   string        `json:"name"`
+	Name   *string       `json:"name"`
 	Clock  *clockRequest `json:"clock"`
 }
 
@@ -51,37 +48,22 @@ func parseSide(s, what string) (rules.Side, error) {
 	return rules.South, errorf(http.StatusBadRequest, "%s %q: want \"s\" or \"n\"", what, s)
 }
 
-// MaxNameLength is the most characters a player's name may have.
-const MaxNameLength = 50
-
-// playerName checks a player's name: printable text (letters of any
-// script, digits, punctuation, symbols, spaces between words) of at most
-// MaxNameLength characters. Surrounding spaces are dropped.
-func playerName(name, side string) (string, error) {
-	if !utf8.ValidString(name) {
-		return "", fmt.Errorf("%s's name is not valid UTF-8", side)
+// optionalName checks a name a request may leave out (nil): one given
+// must pass displayName.
+func optionalName(name *string, who string) (string, error) {
+	if name == nil {
+		return "", nil
 	}
-	name = strings.TrimSpace(name)
-	if n := utf8.RuneCountInString(name); n > MaxNameLength {
-		return "", fmt.Errorf("%s's name has %d characters; at most %d", side, n, MaxNameLength)
-	}
-	for _, c := range name {
-		// Joiners shape Bengali and Urdu names; other format characters
-		// (such as direction overrides) could disguise a name.
-		if !unicode.IsPrint(c) && c != '\u200c' && c != '\u200d' {
-			return "", fmt.Errorf("%s's name contains the character %U, which is not allowed in a name", side, c)
-		}
-	}
-	return name, nil
+	return displayName(*name, who)
 }
 
 func (req *newGameRequest) game() (*store.Game, error) {
 	g := &store.Game{Result: "*"}
 	var err error
-	if g.South, err = playerName(req.South, "South"); err != nil {
+	if g.South, err = optionalName(req.South, "South"); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
-	if g.North, err = playerName(req.North, "North"); err != nil {
+	if g.North, err = optionalName(req.North, "North"); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
 	}
 	if req.Variant != "" {
@@ -156,7 +138,7 @@ func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
 		s.createOnline(w, r, &req, sg)
 		return
 	}
-	if req.Side != "" || req.Name != "" || req.Clock != nil {
+	if req.Side != "" || req.Name != nil || req.Clock != nil {
 		s.fail(w, r, errorf(http.StatusBadRequest, "side, name and clock are for online games (\"online\": true)"))
 		return
 	}
@@ -246,8 +228,12 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sg := &store.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
-	if sg.South, err = playerName(rec.South, "South"); err == nil {
-		sg.North, err = playerName(rec.North, "North")
+	// A record's names are optional: an empty one is no name.
+	if rec.South != "" {
+		sg.South, err = displayName(rec.South, "South")
+	}
+	if err == nil && rec.North != "" {
+		sg.North, err = displayName(rec.North, "North")
 	}
 	if err != nil {
 		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "%v", err))
@@ -306,6 +292,10 @@ type moveRequest struct {
 }
 
 func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	side, err := s.seatFirst(r, l)
+	if err != nil {
+		return err
+	}
 	var req moveRequest
 	if err := decode(w, r, &req, false); err != nil {
 		return err
@@ -318,10 +308,6 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) err
 		return err
 	}
 	if l.stored.Online != nil {
-		side, err := s.seatOf(r.Context(), l, bearer(r))
-		if err != nil {
-			return err
-		}
 		mv, err := s.onlineMove(r.Context(), l, side, m, req.Ply)
 		if err == nil {
 			writeJSON(w, http.StatusOK, mv)
@@ -332,6 +318,17 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) err
 		return errorf(http.StatusConflict, "it is the computer's move")
 	}
 	return s.apply(w, r, l, m)
+}
+
+// seatFirst checks the seat of a request to change an online game before
+// anything else about the request (docs/api.md): whoever holds no seat
+// learns nothing from the answer but that. A game played on one device
+// needs no seat.
+func (s *Server) seatFirst(r *http.Request, l *loaded) (rules.Side, error) {
+	if l.stored.Online == nil {
+		return 0, nil
+	}
+	return s.seatOf(r.Context(), l, bearer(r))
 }
 
 // plyRequest is the body of the requests whose only field is the stale
@@ -399,7 +396,8 @@ func (s *Server) localAction(w http.ResponseWriter, r *http.Request, l *loaded) 
 	}
 	result := rules.WinFor(loser.Opponent()).Token()
 	ply := l.game.Ply()
-	if err := s.store.Update(r.Context(), l.stored.ID, store.Change{Ply: ply, From: ply, Result: result}); err != nil {
+	ch := store.Change{Ply: ply, From: ply, Result: result, Notice: s.noticeOf(l, "resign", nil)}
+	if err := s.store.Update(r.Context(), l.stored.ID, ch); err != nil {
 		return err
 	}
 	l.stored.Result, l.stored.Updated = result, time.Now().UTC()
@@ -435,8 +433,8 @@ func (s *Server) listByID(w http.ResponseWriter, r *http.Request, ids []string) 
 	s.fail(w, r, err)
 }
 
-// summaries are the listing's views of list, each with its score and its
-// computer player, which only the game itself knows.
+// summaries are the listing's views of list, each with its score, its
+// status and its computer player, which only the game itself knows.
 func (s *Server) summaries(ctx context.Context, list []store.Summary) ([]summaryView, error) {
 	views := make([]summaryView, 0, len(list))
 	for _, sm := range list {
@@ -445,6 +443,7 @@ func (s *Server) summaries(ctx context.Context, list []store.Summary) ([]summary
 		if err != nil {
 			return nil, err
 		}
+		v.Status = gameStatus(l)
 		sc := scoreView{}
 		sc.South, sc.North = l.game.Score()
 		v.Score = &sc
@@ -498,7 +497,8 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 	if err := l.game.Play(m); err != nil {
 		return errorf(http.StatusUnprocessableEntity, "illegal move: %v", err)
 	}
-	if err := s.store.AppendMove(r.Context(), l.stored.ID, ply, m, l.game.Result().Token()); err != nil {
+	ch := store.Change{Ply: ply, From: ply, Moves: []rules.Move{m}, Result: l.game.Result().Token(), Notice: s.noticeOf(l, "move", nil)}
+	if err := s.store.Update(r.Context(), l.stored.ID, ch); err != nil {
 		return err
 	}
 	l.stored.Moves, l.stored.Result = append(l.stored.Moves, m), l.game.Result().Token()
@@ -514,6 +514,9 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rule
 
 // computerMove plays the computer's move in a game against it.
 func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	if _, err := s.seatFirst(r, l); err != nil {
+		return err
+	}
 	var req plyRequest
 	if err := decode(w, r, &req, true); err != nil {
 		return err
@@ -549,6 +552,9 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded)
 // takeback takes back the last move, and against the computer the
 // computer's reply too, so that it is the person's move again.
 func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) error {
+	if _, err := s.seatFirst(r, l); err != nil {
+		return err
+	}
 	var req plyRequest
 	if err := decode(w, r, &req, false); err != nil {
 		return err
@@ -579,7 +585,8 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) err
 		}
 	}
 	ply := l.game.Ply()
-	if err := s.store.Truncate(r.Context(), l.stored.ID, had, ply, l.game.Result().Token()); err != nil {
+	ch := store.Change{Ply: had, From: ply, Result: l.game.Result().Token(), Notice: s.noticeOf(l, "takeback", nil)}
+	if err := s.store.Update(r.Context(), l.stored.ID, ch); err != nil {
 		return err
 	}
 	l.stored.Moves, l.stored.Result = l.stored.Moves[:ply], l.game.Result().Token()

@@ -47,7 +47,8 @@ func TestPlayerNames(t *testing.T) {
 		{`{"south": "x\u202eevil"}`, 400},
 		{`{"south": "` + strings.Repeat("n", MaxNameLength+1) + `"}`, 400},
 		{`{"south": "` + strings.Repeat("ন", MaxNameLength) + `"}`, 201},
-		{`{"south": "Naserian ole Sironka", "north": "نصیر‌احمد"}`, 201},
+		{`{"south": "Naserian ole Sironka", "north": "نصیر احمد"}`, 201},
+		{`{"north": "نصیر\u200cاحمد"}`, 400}, // the non-joiner follows a letter that never joins: it hides
 		{`{"south": "  Lemayian  "}`, 201},
 	} {
 		var g gameView

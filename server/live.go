@@ -44,6 +44,10 @@ const presenceDelay = 250 * time.Millisecond
 type room struct {
 	conns map[*liveConn]struct{}
 	seats [2]int // connections identified as each seat
+	fresh int    // connections not yet counted: they may still say which seat they hold
+	// rev is the revision of the online game last sent to all the
+	// connections: a change past it has not reached them.
+	rev int64
 }
 
 type liveConn struct {
@@ -51,6 +55,10 @@ type liveConn struct {
 	seat   int // 0 South, 1 North, -1 a spectator
 	closed chan struct{}
 	once   sync.Once
+	// fresh: just opened, counted neither as a seat nor as watching until
+	// it says which seat it holds or presenceDelay passes: a player's
+	// page reconnecting is not shown as a spectator meanwhile.
+	fresh bool
 }
 
 // drop closes the connection's queue: its writer ends the connection, and
@@ -66,6 +74,32 @@ func (h *liveHub) join(id string, c *liveConn) {
 		h.rooms[id] = r
 	}
 	r.conns[c] = struct{}{}
+	c.fresh = true
+	r.fresh++
+}
+
+// started notes the revision of game v that a room's first connection was
+// sent; later ones do not vouch for those before them.
+func (h *liveHub) started(id string, v *gameView) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r := h.rooms[id]; r != nil && r.rev == 0 && v.Online != nil {
+		r.rev = v.Online.Rev
+	}
+}
+
+// settle counts c as watching if it has not said which seat it holds; it
+// reports whether that changed what the game's clients see.
+func (h *liveHub) settle(id string, c *liveConn) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil || !c.fresh {
+		return false
+	}
+	c.fresh = false
+	r.fresh--
+	return true
 }
 
 func (h *liveHub) leave(id string, c *liveConn) {
@@ -78,6 +112,10 @@ func (h *liveHub) leave(id string, c *liveConn) {
 	delete(r.conns, c)
 	if c.seat >= 0 {
 		r.seats[c.seat]--
+	}
+	if c.fresh {
+		c.fresh = false
+		r.fresh--
 	}
 	if len(r.conns) == 0 {
 		delete(h.rooms, id)
@@ -93,12 +131,36 @@ func (h *liveHub) identify(id string, c *liveConn, side rules.Side) bool {
 	if r == nil || c.seat == int(side) {
 		return false
 	}
+	if c.fresh {
+		c.fresh = false
+		r.fresh--
+	}
 	if c.seat >= 0 {
 		r.seats[c.seat]--
 	}
 	c.seat = int(side)
 	r.seats[side]++
 	return r.seats[side] == 1
+}
+
+// forget counts c as a spectator's connection from now on; it reports
+// whether that changed what the game's clients see.
+func (h *liveHub) forget(id string, c *liveConn) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil || c.seat < 0 && !c.fresh {
+		return false
+	}
+	if c.fresh {
+		c.fresh = false
+		r.fresh--
+	}
+	if c.seat >= 0 {
+		r.seats[c.seat]--
+		c.seat = -1
+	}
+	return true
 }
 
 // presence says which seats are connected and how many others watch, on
@@ -122,7 +184,7 @@ func (h *liveHub) local(id string) (seats [2]int, watchers int) {
 	if r == nil {
 		return seats, 0
 	}
-	return r.seats, len(r.conns) - r.seats[0] - r.seats[1]
+	return r.seats, len(r.conns) - r.seats[0] - r.seats[1] - r.fresh
 }
 
 // broadcast queues msg for every connection to game id; a connection too
@@ -163,18 +225,32 @@ func marshal(m liveMessage) []byte {
 // Other instances sharing the database are told first, so that a change
 // acknowledged to its sender has been announced to all.
 func (s *Server) publish(id, event string, v gameView, sw *sowingView) {
-	if s.notifier != nil {
-		n := notice{Game: id, Event: event}
-		if o := v.Online; o != nil && o.Running != "" {
-			left := o.Clocks.South
-			if o.Running == "n" {
-				left = o.Clocks.North
-			}
-			n.Deadline = time.Now().Add(time.Duration(left) * time.Millisecond).UnixMilli()
+	s.live.broadcastGame(id, &v, event, sw)
+}
+
+// broadcastGame queues game v for every connection to game id, and notes
+// its revision as the one they have.
+func (h *liveHub) broadcastGame(id string, v *gameView, event string, sw *sowingView) {
+	msg := marshal(liveMessage{Type: "game", Game: v, Event: event, Sowing: sw})
+	if v.Online != nil {
+		h.mu.Lock()
+		if r := h.rooms[id]; r != nil {
+			r.rev = max(r.rev, v.Online.Rev)
 		}
-		s.notify(n)
+		h.mu.Unlock()
 	}
-	s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: event, Sowing: sw}))
+	h.broadcast(id, msg)
+}
+
+// rev returns the revision of online game id last sent to all its
+// connections here.
+func (h *liveHub) rev(id string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r := h.rooms[id]; r != nil {
+		return r.rev
+	}
+	return 0
 }
 
 // presenceChanged announces, shortly, who is connected to game id now.
@@ -213,7 +289,7 @@ func (s *Server) publishPresence(ctx context.Context, id string) {
 		return
 	}
 	if v, err := s.view(ctx, l); err == nil {
-		s.live.broadcast(id, marshal(liveMessage{Type: "game", Game: &v, Event: "presence"}))
+		s.live.broadcastGame(id, &v, "presence", nil)
 	}
 }
 
@@ -269,11 +345,18 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		var v gameView
 		if v, err = s.view(ctx, l); err == nil {
 			c.send <- marshal(liveMessage{Type: "game", Game: &v})
+			s.live.started(id, &v)
 		}
 	}
 	unlock()
 	s.presenceChanged(id)
+	counted := time.AfterFunc(presenceDelay, func() {
+		if s.live.settle(id, c) {
+			s.presenceChanged(id)
+		}
+	})
 	defer func() {
+		counted.Stop()
 		s.live.leave(id, c)
 		s.presenceChanged(id)
 	}()
@@ -344,6 +427,12 @@ func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn
 			token = m.Token
 		}
 		if err := s.liveAction(ctx, c, id, token, &m); err != nil {
+			// A connection is a seat's only while its latest hello holds:
+			// after a failed one it may not act, so it no longer counts
+			// as connected for that seat.
+			if m.Type == "hello" && s.live.forget(id, c) {
+				s.presenceChanged(id)
+			}
 			var ae *apiError
 			status, msg := http.StatusInternalServerError, "internal error; the server's log has the details"
 			switch {
@@ -355,6 +444,8 @@ func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn
 				status, msg = http.StatusNotFound, err.Error()
 			case errors.Is(err, store.ErrBusy), errors.Is(err, store.ErrUnsaved):
 				status, msg = http.StatusServiceUnavailable, "the change could not be saved; try again in a moment"
+			case store.Unavailable(err):
+				status, msg = http.StatusServiceUnavailable, "the database cannot be reached; try again in a moment"
 			default:
 				s.log.Error("live action failed", "game", id, "type", m.Type, "err", err)
 			}

@@ -96,7 +96,7 @@ func (req *newGameRequest) online(sg *store.Game) (creator rules.Side, err error
 	switch {
 	case req.Computer != nil:
 		return 0, errorf(http.StatusBadRequest, "an online game is between two people: no computer")
-	case req.South != "" || req.North != "":
+	case req.South != nil || req.North != nil:
 		return 0, errorf(http.StatusBadRequest, "an online game takes the creator's name in name; the other player gives theirs on joining")
 	case req.Position != "":
 		return 0, errorf(http.StatusBadRequest, "an online game is played from the start: give holes and seeds, not a position")
@@ -109,7 +109,7 @@ func (req *newGameRequest) online(sg *store.Game) (creator rules.Side, err error
 	if err != nil {
 		return 0, err
 	}
-	name, err := playerName(req.Name, "the creator")
+	name, err := optionalName(req.Name, "the creator")
 	if err != nil {
 		return 0, errorf(http.StatusBadRequest, "%v", err)
 	}
@@ -212,7 +212,7 @@ func (s *Server) peekInvite(w http.ResponseWriter, r *http.Request) {
 
 // joinRequest is the body of POST /api/join/{code}.
 type joinRequest struct {
-	Name string `json:"name"`
+	Name *string `json:"name"` // absent or null: no name
 }
 
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
@@ -221,7 +221,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	name, err := playerName(req.Name, "the player")
+	name, err := optionalName(req.Name, "the player")
 	if err != nil {
 		s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
 		return
@@ -254,7 +254,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	}
 	token, hash := newToken()
 	o.Seats[side] = hash
-	ch := store.Change{Ply: l.game.Ply(), Rev: o.Rev, From: l.game.Ply(), Result: l.stored.Result, Online: &o}
+	ch := store.Change{Ply: l.game.Ply(), Rev: o.Rev, From: l.game.Ply(), Result: l.stored.Result, Online: &o,
+		Notice: s.noticeOf(l, "join", &o)}
 	if name != "" {
 		if side == rules.South {
 			ch.South = &name
@@ -351,12 +352,15 @@ func startClock(o *store.Online, ply int, now time.Time) {
 }
 
 // deadline is when the running clock of game l falls, or zero.
-func deadline(l *loaded) time.Time {
-	o := l.stored.Online
-	if o == nil || o.TurnStart.IsZero() || o.Clock.Time == 0 || o.End != "" || l.game.Over() {
+func deadline(l *loaded) time.Time { return clockDeadline(l.stored.Online, l.game) }
+
+// clockDeadline is when the running clock of online state o falls in game
+// g, or zero.
+func clockDeadline(o *store.Online, g *rules.Game) time.Time {
+	if o == nil || o.TurnStart.IsZero() || o.Clock.Time == 0 || o.End != "" || g.Over() {
 		return time.Time{}
 	}
-	return o.TurnStart.Add(o.Left[l.game.Position().ToMove()])
+	return o.TurnStart.Add(o.Left[g.Position().ToMove()])
 }
 
 // timeIsUp ends game l if the side to move has run out of time: that side
@@ -370,20 +374,30 @@ func (s *Server) timeIsUp(ctx context.Context, l *loaded, now time.Time) (bool, 
 	if _, flagged := clockNow(o, toMove, now); !flagged {
 		return false, nil
 	}
+	// The game ended when the flag fell, not when the server noticed.
+	fell := o.TurnStart.Add(o.Left[toMove])
 	n := *o
 	stopClock(&n, toMove, now)
 	n.End, n.DrawOffer, n.TakebackOffer = endTimeout, "", ""
-	return true, s.saveOnline(ctx, l, &n, rules.WinFor(toMove.Opponent()).Token(), endTimeout)
+	return true, s.saveOnlineAt(ctx, l, &n, rules.WinFor(toMove.Opponent()).Token(), endTimeout, fell)
 }
 
 // saveOnline stores a new online state of game l, without a change of
 // moves, and tells the game's watchers.
 func (s *Server) saveOnline(ctx context.Context, l *loaded, o *store.Online, result, event string) error {
-	ch := store.Change{Ply: l.game.Ply(), Rev: l.stored.Online.Rev, From: l.game.Ply(), Result: result, Online: o}
+	return s.saveOnlineAt(ctx, l, o, result, event, time.Now())
+}
+
+// saveOnlineAt is saveOnline for a change that happened at at: the
+// game's updated time, as stored and as told.
+func (s *Server) saveOnlineAt(ctx context.Context, l *loaded, o *store.Online, result, event string, at time.Time) error {
+	at = at.UTC().Truncate(time.Millisecond)
+	ch := store.Change{Ply: l.game.Ply(), Rev: l.stored.Online.Rev, From: l.game.Ply(), Result: result, Online: o, At: at,
+		Notice: s.noticeOf(l, event, o)}
 	if err := s.store.Update(ctx, l.stored.ID, ch); err != nil {
 		return err
 	}
-	l.stored.Online, l.stored.Result = o, result
+	l.stored.Online, l.stored.Result, l.stored.Updated = o, result, at
 	s.changed(ctx, l, event, nil)
 	return nil
 }
@@ -447,7 +461,8 @@ func (s *Server) onlineMove(ctx context.Context, l *loaded, side rules.Side, m r
 		o.TurnStart = time.Time{}
 	}
 	result := l.game.Result().Token()
-	ch := store.Change{Ply: had, Rev: l.stored.Online.Rev, From: had, Moves: []rules.Move{m}, Result: result, Online: &o}
+	ch := store.Change{Ply: had, Rev: l.stored.Online.Rev, From: had, Moves: []rules.Move{m}, Result: result, Online: &o,
+		Notice: s.noticeOf(l, "move", &o)}
 	if err := s.store.Update(ctx, l.stored.ID, ch); err != nil {
 		return moveView{}, err
 	}
@@ -609,7 +624,8 @@ func (s *Server) acceptTakeback(ctx context.Context, l *loaded, o *store.Online,
 	o.DrawOffer, o.TakebackOffer = "", ""
 	startClock(o, l.game.Ply(), now)
 	result := l.game.Result().Token()
-	ch := store.Change{Ply: had, Rev: l.stored.Online.Rev, From: to, Result: result, Online: o}
+	ch := store.Change{Ply: had, Rev: l.stored.Online.Rev, From: to, Result: result, Online: o,
+		Notice: s.noticeOf(l, "takeback", o)}
 	if err := s.store.Update(ctx, l.stored.ID, ch); err != nil {
 		return gameView{}, err
 	}
@@ -654,14 +670,32 @@ func (s *Server) rematch(ctx context.Context, l *loaded, o *store.Online, side r
 	}
 	c := o.Clock
 	next.Online = &store.Online{Invite: newInvite(), Seats: o.Seats, Clock: c, Left: [2]time.Duration{c.Time, c.Time}}
-	if err := s.store.CreateGame(ctx, next); err != nil {
-		return gameView{}, err
-	}
-	o.RematchOffer, o.Next = "", next.ID
-	if err := s.saveOnline(ctx, l, o, l.stored.Result, "rematch"); err != nil {
+	o.RematchOffer = ""
+	if err := s.startNext(ctx, l, o, next); err != nil {
 		return gameView{}, err
 	}
 	return s.view(ctx, l)
+}
+
+// startNext stores game next with the online state o of game l that names
+// it, in one transaction: of two requests racing for it (on two
+// instances), one starts it and the other is refused with 409, leaving no
+// game behind. It tells the game's watchers.
+func (s *Server) startNext(ctx context.Context, l *loaded, o *store.Online, next *store.Game) error {
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	ch := store.Change{Ply: l.game.Ply(), Rev: l.stored.Online.Rev, From: l.game.Ply(), Result: l.stored.Result,
+		Online: o, Next: next, At: at, Notice: s.noticeOf(l, "rematch", o)}
+	if err := s.store.Update(ctx, l.stored.ID, ch); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			if now, lerr := s.load(ctx, l.stored.ID); lerr == nil && now.stored.Online != nil && now.stored.Online.Next != "" {
+				return errorf(http.StatusConflict, "the next game has begun: %s", now.stored.Online.Next)
+			}
+		}
+		return err
+	}
+	l.stored.Online, l.stored.Updated = o, at
+	s.changed(ctx, l, "rematch", nil)
+	return nil
 }
 
 // actions answers POST /api/games/{id}/actions: an action of a seat.

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,7 +45,16 @@ const reviewHalfLoss = 4.0
 
 // reviewVersion changes whenever the review's method or form does: a
 // stored review of another version is made again.
-const reviewVersion = 1
+const reviewVersion = 2
+
+// A best line goes on at least reviewLineMin plies and until a capture in
+// it, at most reviewLineMax plies, or to the end of the game: long enough
+// to see what the best move wins. A search's line can be a single move (an
+// exact value from the databases or the book, or a proof found early).
+const (
+	reviewLineMin = 6
+	reviewLineMax = 16
+)
 
 // maxReviewJobs bounds the reviews waiting or running at once (and those
 // that failed, kept to tell their callers), so that requests for reviews
@@ -156,6 +166,9 @@ type reviewPly struct {
 	Forced    bool     `json:"forced"` // the only legal move
 	Depth     int      `json:"depth"`  // of the search that found the best move
 	PV        []string `json:"pv"`     // the best line from the position before the move
+	// PVPositions are the positions after each move of PV, so that the
+	// page can show the line without playing the rules itself.
+	PVPositions []string `json:"pvPositions"`
 }
 
 type reviewPlayer struct {
@@ -560,9 +573,15 @@ func (s *Server) gradeGame(ctx context.Context, g *rules.Game, nodes uint64, pro
 		ply.Score, ply.Exact = score.Seeds(), exact
 		ply.Loss = math.Max(0, round2(ply.BestScore-ply.Score))
 		ply.Label = reviewLabel(ply.Loss)
-		ply.PV = make([]string, 0, len(pv))
-		for _, x := range pv {
+		line, linePos, err := s.reviewLine(ctx, r, positions[:i+1], pv, nodes)
+		if err != nil {
+			return nil, err
+		}
+		ply.PV = make([]string, 0, len(line))
+		ply.PVPositions = make([]string, 0, len(linePos))
+		for j, x := range line {
 			ply.PV = append(ply.PV, x.String())
+			ply.PVPositions = append(ply.PVPositions, linePos[j].String())
 		}
 		after, afterExact, err := value(i + 1)
 		if err != nil {
@@ -574,6 +593,68 @@ func (s *Server) gradeGame(ctx context.Context, g *rules.Game, nodes uint64, pro
 	}
 	view.Players = reviewPlayers(view.Plies)
 	return view, nil
+}
+
+// reviewLine returns the best line pv from the last of the game's
+// positions so far, played on by the engine (the databases' or the book's
+// moves where they hold the position, else a search of a quarter of the
+// budget) until it is reviewLineMin plies long and holds a capture, or is
+// reviewLineMax plies long, or the game would end; and the position after
+// each of its moves. A move of pv that is not legal there ends the line.
+func (s *Server) reviewLine(ctx context.Context, r rules.Rules, history []rules.Position, pv []rules.Move, nodes uint64) ([]rules.Move, []rules.Position, error) {
+	path := slices.Clone(history)
+	seen := map[rules.Position]int{}
+	for _, h := range history {
+		seen[h]++
+	}
+	var line []rules.Move
+	var after []rules.Position
+	captured := false
+	// over reports whether the game would end at the line's last position.
+	over := func() bool {
+		p := path[len(path)-1]
+		return seen[p] >= 3 || !p.HasLegalMove(r)
+	}
+	// play adds m to the line; false when it is not legal.
+	play := func(m rules.Move) bool {
+		p := path[len(path)-1]
+		q, err := p.Play(m, r)
+		if err != nil {
+			return false
+		}
+		mover := p.ToMove()
+		captured = captured || q.Captured(mover) > p.Captured(mover)
+		line, after, path = append(line, m), append(after, q), append(path, q)
+		seen[q]++
+		return true
+	}
+	enough := func() bool {
+		return len(line) >= reviewLineMax || (len(line) >= reviewLineMin && captured) || over()
+	}
+	for _, m := range pv {
+		if over() || !play(m) {
+			return line, after, nil
+		}
+	}
+	budget := max(1, nodes/4)
+	for !enough() {
+		p := path[len(path)-1]
+		res, err := s.reviewSearch(ctx, r, p, path[:len(path)-1], engine.Limits{Nodes: budget})
+		if err != nil {
+			return nil, nil, fmt.Errorf("playing on the best line: %w", err)
+		}
+		added := false
+		for _, m := range res.PV {
+			if enough() || !play(m) {
+				break
+			}
+			added = true
+		}
+		if !added {
+			break // the search gave no move to play: the line stops here
+		}
+	}
+	return line, after, nil
 }
 
 // reviewPlayers sums up each side's moves.

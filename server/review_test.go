@@ -493,3 +493,65 @@ func BenchmarkReview(b *testing.B) {
 	}
 	b.ReportMetric(float64(g.Ply()), "plies")
 }
+
+// A best line goes on past its first move, so that what it wins can be
+// seen: to reviewLineMin plies and a capture (at most reviewLineMax), or
+// to the end of the game, with the position after each of its moves. On
+// the 6-hole board the opening book proves the first moves at once, with
+// a search's line of a single move.
+func TestReviewBestLinesGoOn(t *testing.T) {
+	ts := newTestServer(t)
+	ts.srv.reviews.nodes = 20_000
+	g := ts.play(ts.create(`{"holes": 6, "seeds": 4}`).ID, "e", "A", "a")
+	if code, raw := ts.do("POST", "/api/games/"+g.ID+"/actions", fmt.Sprintf(`{"action": "resign", "ply": %d}`, len(g.Moves)), nil); code != http.StatusOK {
+		t.Fatalf("resigning: %d %s", code, raw)
+	}
+	ts.review("POST", g.ID, http.StatusAccepted)
+	rv := ts.waitReview(g.ID, nil).Review
+	start, err := rules.ParsePosition(g.Positions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range rv.Plies {
+		if len(p.PV) == 0 || p.PV[0] != p.Best || len(p.PVPositions) != len(p.PV) {
+			t.Errorf("ply %d: best %s, line %v with %d positions", p.Ply, p.Best, p.PV, len(p.PVPositions))
+			continue
+		}
+		// Played on from the position before the move, in the game as it
+		// was then, so that a repetition ends it too.
+		line, err := rules.NewGame(start, rules.Rules{}.Canonical())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range g.Moves[:i] {
+			if err := line.Play(mustMove(t, m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		captured := false
+		for k, m := range p.PV {
+			before := line.Position()
+			if err := line.Play(mustMove(t, m)); err != nil {
+				t.Fatalf("ply %d: move %d of the line %v: %v", p.Ply, k+1, p.PV, err)
+			}
+			after := line.Position()
+			captured = captured || after.Captured(before.ToMove()) > before.Captured(before.ToMove())
+			if got := after.String(); got != p.PVPositions[k] {
+				t.Errorf("ply %d: after move %d of the line %v the review gives %q, want %q", p.Ply, k+1, p.PV, p.PVPositions[k], got)
+			}
+		}
+		if !line.Over() && (len(p.PV) < reviewLineMin || (!captured && len(p.PV) < reviewLineMax)) {
+			t.Errorf("ply %d: the best line %v stops after %d moves (a capture in it: %v) while the game goes on", p.Ply, p.PV, len(p.PV), captured)
+		}
+	}
+}
+
+// mustMove parses a move of the notation.
+func mustMove(t *testing.T, s string) rules.Move {
+	t.Helper()
+	m, err := rules.ParseMove(s)
+	if err != nil {
+		t.Fatalf("move %q: %v", s, err)
+	}
+	return m
+}

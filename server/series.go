@@ -80,9 +80,9 @@ func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := newSeriesView(sr)
-	v.Games = make([]summaryView, 0, len(sr.Games))
-	for _, g := range sr.Games {
-		v.Games = append(v.Games, newSummaryView(g))
+	if v.Games, err = s.summaries(r.Context(), sr.Games); err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, v)
 }

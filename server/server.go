@@ -138,9 +138,9 @@ func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 }
 
 // fail answers with err: its own status for an apiError, 404 and 409 for
-// the store's, 503 with Retry-After when storage is busy or failed to save
-// (the change was not made, so the client may try again), and 500, logged,
-// for anything else.
+// the store's, 503 with Retry-After when storage is busy, failed to save
+// (the change was not made, so the client may try again) or cannot be
+// reached, for reads as for writes, and 500, logged, for anything else.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	switch {
@@ -154,20 +154,33 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrConflict):
 		writeError(w, http.StatusConflict, "%v", err)
 	case errors.Is(err, store.ErrBusy):
-		s.log.Warn("storage busy", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.Warn("storage busy", "method", r.Method, "path", logPath(r), "err", err)
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "the database is busy; try again in a moment")
 	case errors.Is(err, store.ErrUnsaved):
-		s.log.Error("storage failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.Error("storage failed", "method", r.Method, "path", logPath(r), "err", err)
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, "the change could not be saved; nothing was changed, try again in a moment")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "the request was cancelled")
+	case store.Unavailable(err):
+		s.log.Error("storage unreachable", "method", r.Method, "path", logPath(r), "err", err)
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "the database cannot be reached; try again in a moment")
 	default:
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)
 		writeError(w, http.StatusInternalServerError, "internal error; the server's log has the details")
 	}
+}
+
+// logPath is a request's path as the log shows it: an invite code seats
+// whoever holds it, so it is left out.
+func logPath(r *http.Request) string {
+	if strings.HasPrefix(r.URL.Path, "/api/join/") {
+		return "/api/join/{code}"
+	}
+	return r.URL.Path
 }
 
 // decode reads a JSON body of at most MaxBody bytes into v, which must be a

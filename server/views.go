@@ -89,6 +89,19 @@ func newGameView(l *loaded) gameView {
 	return v
 }
 
+// gameStatus is the status of game l as its view shows it: "playing", how
+// the rules ended it, or how it ended otherwise (a resignation; online
+// also time, agreement, abort or expiry).
+func gameStatus(l *loaded) string {
+	if o := l.stored.Online; o != nil && o.End != "" {
+		return onlineStatus(o.End)
+	}
+	if resigned(l) {
+		return onlineStatus(endResign)
+	}
+	return statusName(l.game.Status())
+}
+
 // MaxViewLaps bounds the laps a game view lists in its sowings, since
 // every answer about a game carries its view: nothing but the repetition
 // rule bounds a game's length, nor anything but its lap cap (at most
@@ -164,10 +177,12 @@ type summaryView struct {
 	Updated  time.Time    `json:"updated"`
 	Score    *scoreView   `json:"score,omitempty"`    // captured seeds, the sweep included
 	Computer *computerRef `json:"computer,omitempty"` // the computer player, if any
+	// Status is the game's status as in its view (docs/api.md); the
+	// listing of online games being played knows only "playing" or "over".
+	Status string `json:"status,omitempty"`
 	// Online games only:
 	Online bool   `json:"online,omitempty"`
 	ToMove string `json:"toMove,omitempty"`
-	Status string `json:"status,omitempty"` // "playing", "over" or how it ended
 	End    string `json:"end,omitempty"`
 }
 

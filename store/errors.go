@@ -3,8 +3,12 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -33,6 +37,49 @@ var (
 
 // errClosed answers writes after Close.
 var errClosed = errors.New("the database is closed")
+
+// Unavailable reports whether err, from any call of the store, is a
+// failure to reach the data rather than an answer about it: the database
+// server down or unreachable, the connection lost, the store closed, the
+// file locked elsewhere or unreadable. Nothing was read or written, and
+// the same call may succeed later. Writes answer such failures with
+// ErrUnsaved or ErrBusy, which count too; reads return the driver's error
+// as it is, and this tells it from a fault of the data.
+func Unavailable(err error) bool {
+	if err == nil || expected(err) {
+		return false
+	}
+	if errors.Is(err, ErrUnsaved) || errors.Is(err, ErrBusy) || errors.Is(err, errClosed) {
+		return true
+	}
+	// database/sql does not export its error for a closed handle.
+	if strings.Contains(err.Error(), "sql: database is closed") {
+		return true
+	}
+	if isBusy(err) || hasCode(err, sqlite3.SQLITE_IOERR) || hasCode(err, sqlite3.SQLITE_CANTOPEN) ||
+		hasCode(err, sqlite3.SQLITE_NOMEM) || hasCode(err, sqlite3.SQLITE_PROTOCOL) {
+		return true
+	}
+	if _, ok := sqliteCode(err); ok {
+		return false // SQLite answered: a fault of the data or of the program
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "08"), // connection exception
+			strings.HasPrefix(pe.Code, "53"),                           // insufficient resources
+			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // shut down, starting up
+			pe.Code == pgSerialization, pe.Code == pgDeadlock, pe.Code == pgLockNotAvailable:
+			return true
+		}
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || pgconn.Timeout(err) || pgconn.SafeToRetry(err) || errors.As(err, &ne) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		strings.Contains(err.Error(), "closed pool")
+}
 
 // sqliteCode returns the (extended) result code of an SQLite error.
 func sqliteCode(err error) (int, bool) {

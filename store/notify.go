@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Notifier is a store that several server instances share: a notice one
@@ -22,6 +23,10 @@ type Notifier interface {
 	// have been missed: it then calls handle with "" so that the caller
 	// can catch up.
 	Listen(ctx context.Context, handle func(notice string)) error
+	// Revisions returns the revision (Online.Rev) of each online game
+	// of ids, in one query: a listener compares them with those it has
+	// told its clients, to catch up on changes whose notice it missed.
+	Revisions(ctx context.Context, ids []string) (map[string]int64, error)
 }
 
 // MaxNotice is the longest notice PostgreSQL carries, less room to spare.
@@ -63,25 +68,65 @@ func (p *Postgres) Listen(ctx context.Context, handle func(notice string)) error
 	}
 }
 
+// listenCheck is how long a listening connection may stay silent before
+// it is checked: a connection cut without a word (a firewall, a peer gone
+// dark) would otherwise wait for notices forever.
+const listenCheck = 5 * time.Second
+
 // listen listens on one connection until it fails or ctx ends; with
 // again, it tells handle that notices may have been missed.
 func (p *Postgres) listen(ctx context.Context, handle func(string), again bool) error {
-	conn, err := pgx.ConnectConfig(ctx, p.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return err
+	cctx, cancel := context.WithTimeout(ctx, listenCheck)
+	conn, err := pgx.ConnectConfig(cctx, p.pool.Config().ConnConfig.Copy())
+	if err == nil {
+		_, err = conn.Exec(cctx, `LISTEN `+noticeChannel)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, `LISTEN `+noticeChannel); err != nil {
+	cancel()
+	if conn != nil {
+		defer conn.Close(context.WithoutCancel(ctx))
+	}
+	if err != nil {
 		return err
 	}
 	if again {
 		handle("")
 	}
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, listenCheck)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			handle(n.Payload)
+			continue
+		case ctx.Err() != nil || !pgconn.Timeout(err) || conn.IsClosed():
+			return err
+		}
+		// Silence: a round trip proves the connection alive; notices
+		// that arrive meanwhile wait in pgx's queue for the next wait.
+		pctx, cancel := context.WithTimeout(ctx, listenCheck)
+		err = conn.Ping(pctx)
+		cancel()
 		if err != nil {
 			return err
 		}
-		handle(n.Payload)
 	}
+}
+
+// Revisions implements Notifier.
+func (p *Postgres) Revisions(ctx context.Context, ids []string) (map[string]int64, error) {
+	rows, err := p.pool.Query(ctx, `SELECT game_id, rev FROM online WHERE game_id = ANY($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("reading the revisions of %d games: %w", len(ids), err)
+	}
+	revs := make(map[string]int64, len(ids))
+	var id string
+	var rev int64
+	if _, err := pgx.ForEachRow(rows, []any{&id, &rev}, func() error {
+		revs[id] = rev
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("reading the revisions of %d games: %w", len(ids), err)
+	}
+	return revs, nil
 }

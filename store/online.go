@@ -55,15 +55,38 @@ type Change struct {
 	// Online, for an online game, is its new state; its Rev is set to
 	// Rev+1.
 	Online *Online
+	// Next, when not nil, is the game that follows this one (a rematch,
+	// the next game of a series), stored in the same transaction as the
+	// change or not at all, so that of two racing requests for it only
+	// one leaves a game. Update sets its ID, Created and Updated, and
+	// Online.Next to its ID; Online must be set.
+	Next *Game
+	// Notice, when not "", is told to the instances listening on a
+	// shared store (Notifier) by the change's own transaction: they hear
+	// of the change if and only if it is committed. Other stores ignore
+	// it.
+	Notice string
+	// At, when not zero, is when the change happened, for the game's
+	// updated time: a flag falls at its deadline, however late the
+	// server records it. Zero means now.
+	At time.Time
+}
+
+// updated is the game's updated time after c.
+func (c *Change) updated() time.Time {
+	if c.At.IsZero() {
+		return now()
+	}
+	return c.At.UTC().Truncate(time.Millisecond)
 }
 
 // Update changes game id as c says, or returns ErrConflict if the game
 // has changed since the caller read it (ErrNotFound if there is none).
 func (s *SQLite) Update(ctx context.Context, id string, c Change) error {
-	if c.From < 0 || c.From > c.Ply {
-		return fmt.Errorf("changing game %s from move %d of %d: out of range", id, c.From, c.Ply)
+	if err := c.check(id); err != nil {
+		return err
 	}
-	updated := now()
+	updated := c.updated()
 	return s.write(ctx, "changing a game", func(t *wtx) error {
 		if err := t.setMoves(id, c.Ply, c.From+len(c.Moves), c.Result, updated); err != nil {
 			return err
@@ -85,8 +108,32 @@ func (s *SQLite) Update(ctx context.Context, id string, c Change) error {
 		if c.Online == nil {
 			return nil
 		}
-		return t.updateOnline(id, c.Rev, c.Online)
+		if err := t.updateOnline(id, c.Rev, c.Online); err != nil {
+			return err
+		}
+		if c.Next == nil {
+			return nil
+		}
+		return t.insertGame(c.Next)
 	})
+}
+
+// check refuses a change that makes no sense, and readies its next game.
+func (c *Change) check(id string) error {
+	if c.From < 0 || c.From > c.Ply {
+		return fmt.Errorf("changing game %s from move %d of %d: out of range", id, c.From, c.Ply)
+	}
+	if len(c.Notice) > MaxNotice {
+		return fmt.Errorf("changing game %s: a notice of %d bytes, over %d", id, len(c.Notice), MaxNotice)
+	}
+	if c.Next != nil {
+		if c.Online == nil {
+			return fmt.Errorf("changing game %s: a next game without the online state that names it", id)
+		}
+		prepareGame(c.Next)
+		c.Online.Next = c.Next.ID
+	}
+	return nil
 }
 
 func onlineArgs(o *Online) []any {
@@ -167,9 +214,9 @@ func (s *SQLite) GameByInvite(ctx context.Context, code string) (*Game, error) {
 	})
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("invite %q: %w", code, ErrNotFound)
+			return nil, fmt.Errorf("invite: %w", ErrNotFound) // the code is a secret: not in messages
 		}
-		return nil, fmt.Errorf("reading the game of invite %q: %w", code, err)
+		return nil, fmt.Errorf("reading the game of an invite: %w", err)
 	}
 	return g, nil
 }

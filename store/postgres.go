@@ -374,22 +374,36 @@ func pgMissed(ctx context.Context, q pgExec, id string, had int) error {
 func (p *Postgres) AppendMove(ctx context.Context, id string, ply int, m rules.Move, result string) error {
 	updated := now()
 	return p.write(ctx, "storing a move", false, func(ctx context.Context, q pgExec) error {
-		// One statement, so one round trip: the guarded UPDATE takes the
-		// game's lock, and the INSERT adds the move only if it changed the
-		// game. The INSERT's unique index sees every committed move,
-		// whatever the statement's snapshot.
-		tag, err := q.Exec(ctx, `WITH moved AS (
-				UPDATE games SET moves = $3 + 1, result = $4, updated = $5, touched = nextval('touched')
-				WHERE id = $1 AND moves = $3 RETURNING id)
-			INSERT INTO moves (game_id, ply, move) SELECT id, $3, $2 FROM moved`, id, m.String(), ply, result, updated)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 1 {
-			return nil
-		}
-		return pgMissed(ctx, q, id, ply)
+		return pgAppend(ctx, q, id, ply, m, result, updated, "")
 	})
+}
+
+// pgAppend adds move number ply to game id in one statement, so one round
+// trip: the guarded UPDATE takes the game's lock, and the INSERT adds the
+// move only if it changed the game. The INSERT's unique index sees every
+// committed move, whatever the statement's snapshot. A notice, when
+// given, is sent by the same statement, only if the move was added.
+func pgAppend(ctx context.Context, q pgExec, id string, ply int, m rules.Move, result string, updated time.Time, notice string) error {
+	const move = `WITH moved AS (
+			UPDATE games SET moves = $3 + 1, result = $4, updated = $5, touched = nextval('touched')
+			WHERE id = $1 AND moves = $3 RETURNING id)`
+	var tag pgconn.CommandTag
+	var err error
+	if notice == "" {
+		tag, err = q.Exec(ctx, move+` INSERT INTO moves (game_id, ply, move) SELECT id, $3, $2 FROM moved`,
+			id, m.String(), ply, result, updated)
+	} else {
+		tag, err = q.Exec(ctx, move+`, added AS (
+				INSERT INTO moves (game_id, ply, move) SELECT id, $3, $2 FROM moved RETURNING game_id)
+			SELECT pg_notify($6, $7) FROM added`, id, m.String(), ply, result, updated, noticeChannel, notice)
+	}
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	return pgMissed(ctx, q, id, ply)
 }
 
 // Truncate takes back the moves of game id from number ply on, for a game
@@ -411,10 +425,16 @@ func (p *Postgres) Truncate(ctx context.Context, id string, had, ply int, result
 // Update changes game id as c says, or returns ErrConflict if the game
 // has changed since the caller read it (ErrNotFound if there is none).
 func (p *Postgres) Update(ctx context.Context, id string, c Change) error {
-	if c.From < 0 || c.From > c.Ply {
-		return fmt.Errorf("changing game %s from move %d of %d: out of range", id, c.From, c.Ply)
+	if err := c.check(id); err != nil {
+		return err
 	}
-	updated := now()
+	updated := c.updated()
+	if c.Online == nil && c.South == nil && c.North == nil && c.From == c.Ply && len(c.Moves) == 1 {
+		// A move of a game played on one device: one statement.
+		return p.write(ctx, "storing a move", false, func(ctx context.Context, q pgExec) error {
+			return pgAppend(ctx, q, id, c.Ply, c.Moves[0], c.Result, updated, c.Notice)
+		})
+	}
 	return p.write(ctx, "changing a game", true, func(ctx context.Context, q pgExec) error {
 		if err := pgSetMoves(ctx, q, id, c.Ply, c.From+len(c.Moves), c.Result, updated); err != nil {
 			return err
@@ -434,12 +454,23 @@ func (p *Postgres) Update(ctx context.Context, id string, c Change) error {
 			}
 		}
 		if c.Online == nil {
-			return nil
+			if c.Notice == "" {
+				return nil
+			}
+			_, err := q.Exec(ctx, `SELECT pg_notify($1, $2)`, noticeChannel, c.Notice)
+			return err
 		}
-		args := append(pgOnlineArgs(c.Online), c.Rev+1, id, c.Rev)
-		tag, err := q.Exec(ctx, `UPDATE online SET south_seat = $1, north_seat = $2, clock_ms = $3, increment_ms = $4,
+		// The notice goes with the guarded UPDATE, in the same round trip,
+		// and only if the guard held; PostgreSQL delivers it at commit.
+		update := `UPDATE online SET south_seat = $1, north_seat = $2, clock_ms = $3, increment_ms = $4,
 			per_move = $5, south_ms = $6, north_ms = $7, turn_start = $8, end_reason = $9, draw_offer = $10,
-			takeback_offer = $11, rematch_offer = $12, next_game = $13, rev = $14 WHERE game_id = $15 AND rev = $16`, args...)
+			takeback_offer = $11, rematch_offer = $12, next_game = $13, rev = $14 WHERE game_id = $15 AND rev = $16`
+		args := append(pgOnlineArgs(c.Online), c.Rev+1, id, c.Rev)
+		if c.Notice != "" {
+			update += ` RETURNING pg_notify($17, $18)`
+			args = append(args, noticeChannel, c.Notice)
+		}
+		tag, err := q.Exec(ctx, update, args...)
 		if err != nil {
 			return err
 		}
@@ -447,6 +478,9 @@ func (p *Postgres) Update(ctx context.Context, id string, c Change) error {
 			return fmt.Errorf("game %s has changed since revision %d: %w", id, c.Rev, ErrConflict)
 		}
 		c.Online.Rev = c.Rev + 1
+		if c.Next != nil {
+			return pgInsertGame(ctx, q, c.Next, nil, 1)
+		}
 		return nil
 	})
 }
@@ -587,10 +621,10 @@ func (p *Postgres) GameByImportKey(ctx context.Context, key string) (*Game, erro
 func (p *Postgres) GameByInvite(ctx context.Context, code string) (*Game, error) {
 	g, err := p.game(ctx, `o.invite = $1`, code)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("invite %q: %w", code, ErrNotFound)
+		return nil, fmt.Errorf("invite: %w", ErrNotFound) // the code is a secret: not in messages
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the game of invite %q: %w", code, err)
+		return nil, fmt.Errorf("reading the game of an invite: %w", err)
 	}
 	return g, nil
 }

@@ -2,8 +2,8 @@ package browsertest
 
 // Accessibility: axe-core (the npm package, installed by
 // `npm ci --prefix internal/browsertest/axe`) is injected into the page and
-// run on every screen, on a desktop and a phone, in English and in Urdu;
-// no violation of impact "serious" or "critical" may be found.
+// run on every screen, in every language on a desktop and in English and
+// Urdu on a phone; no violation of impact "serious" or "critical" may be found.
 
 import (
 	"fmt"
@@ -194,30 +194,41 @@ func (p *page) axeRun(source string) []axeViolation {
 		r.violations.filter(v => v.impact === "serious" || v.impact === "critical"))`)
 }
 
-// TestAccessibility runs axe-core on every screen of accessibilityScreens,
-// on a desktop and a phone, in English and in Urdu.
+// accessibilityRuns are the window sizes and the languages the
+// accessibility checks visit every screen in: every language on a desktop,
+// and on a phone English and Urdu (right to left), whose layouts the other
+// languages share with only their words changed.
+var accessibilityRuns = []struct {
+	name  string
+	v     viewport
+	langs []string
+}{
+	{"desktop", desktop, languages},
+	{"phone", phone, []string{"en", "ur"}},
+}
+
+// TestAccessibility runs axe-core on every screen of accessibilityScreens
+// in each language of accessibilityRuns. One application and one page
+// serve all the languages of a window size.
 func TestAccessibility(t *testing.T) {
 	source := axeSource(t)
-	for _, v := range []struct {
-		name string
-		v    viewport
-	}{{"desktop", desktop}, {"phone", phone}} {
-		for _, lang := range []string{"en", "ur"} {
-			t.Run(v.name+"-"+lang, func(t *testing.T) {
-				a := startApp(t)
-				p := openPage(t, a, v.v)
-				p.open("#/rules")
+	for _, run := range accessibilityRuns {
+		t.Run(run.name, func(t *testing.T) {
+			a := startApp(t)
+			p := openPage(t, a, run.v)
+			p.open("#/rules")
+			for _, lang := range run.langs {
 				p.setLanguage(lang)
 				for _, s := range accessibilityScreens {
 					t0 := time.Now()
 					s.open(p)
 					found := p.axeRun(source)
-					t.Logf("%s: %d serious or critical violations (%v)", s.name, len(found), time.Since(t0).Round(time.Millisecond))
+					t.Logf("%s, %s: %d serious or critical violations (%v)", lang, s.name, len(found), time.Since(t0).Round(time.Millisecond))
 					for _, f := range found {
-						t.Errorf("%s, %s, %s: %s", v.name, lang, s.name, f)
+						t.Errorf("%s, %s, %s: %s", run.name, lang, s.name, f)
 					}
 				}
-			})
-		}
+			}
+		})
 	}
 }

@@ -53,7 +53,7 @@ func (p *page) playToEnd(rng *rand.Rand, side string) int {
 // page must be showing the current position.
 func (p *page) checkGameAgainstAPI(g gameView) {
 	p.t.Helper()
-	p.checkBoard("the current position", g.Position)
+	p.checkBoard("the current position", shownPosition(p.t, g))
 	if got := p.plies(); got != len(g.Moves) {
 		p.t.Errorf("the move list (#moves [data-ply]) has %d moves, the API %d (%v)", got, len(g.Moves), g.Moves)
 	}

@@ -33,12 +33,10 @@ func TestPhoneLayout(t *testing.T) {
 		}
 	}
 
-	// The new-game dialog fits the width. (A first-time visitor may find
-	// it open already.)
-	if !eval[bool](p, `document.querySelector("#new-game-dialog").open`) {
-		p.click("#new-game")
-	}
-	p.waitFor("the new-game dialog", `document.querySelector("#new-game-dialog").open === true`)
+	// The ways to play, shown to a first-time visitor, and the new-game
+	// dialog fit the width.
+	noSideways("the ways to play")
+	p.newGameDialog("computer")
 	if r := p.rectOf("#new-game-dialog"); r.Left < 0 || r.Right > float64(phone.width) {
 		t.Errorf("the new-game dialog (x %.0f..%.0f) does not fit the %d px screen", r.Left, r.Right, phone.width)
 	}

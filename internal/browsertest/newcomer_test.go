@@ -240,8 +240,12 @@ func TestMoveMeansOneMove(t *testing.T) {
 	p.play(p.legal("n")[0])
 	p.play(p.legal("s")[0])
 	p.click(`#moves [data-ply="2"]`)
-	if got := p.text("#viewing-text"); got != "Viewing move 2 of 3" {
-		t.Errorf("#viewing-text %q, want %q", got, "Viewing move 2 of 3")
+	// Moves are named by the move list's round numbers, not counted one by one.
+	if got, want := p.text("#viewing-text"), "Viewing round 1, North: "+p.text(`#moves [data-ply="2"]`); got != want {
+		t.Errorf("#viewing-text %q, want %q", got, want)
+	}
+	if got := p.attr(`#moves [data-ply="3"]`, "aria-label"); !strings.HasPrefix(got, "Round 2, South: ") {
+		t.Errorf("the third move is labelled %q, want it named as round 2's", got)
 	}
 	if got := p.attr("#moves .pair-no", "title"); got != "Round 1" {
 		t.Errorf("the first number of the move list is titled %q, want %q", got, "Round 1")

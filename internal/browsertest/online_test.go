@@ -77,10 +77,7 @@ type onlinePlayer struct {
 func (p *page) startOnline(holes, seeds int, side, clock, name string) string {
 	p.t.Helper()
 	before := p.hash()
-	if !eval[bool](p, `document.querySelector("#new-game-dialog")?.open === true`) {
-		p.click("#new-game")
-	}
-	p.waitFor("the new-game dialog", `document.querySelector("#new-game-dialog")?.open === true`)
+	p.newGameDialog("online")
 	p.setField("#ng-opponent", "online")
 	for _, css := range []string{"#ng-side", "#ng-clock", "#ng-name"} {
 		if !p.visible(css) {

@@ -201,16 +201,32 @@ type newGame struct {
 	South, North string // names
 }
 
+// newGameDialog opens the new-game dialog with the mouse, as a person
+// would: with no game shown (a first visit), by choosing a way to play,
+// opponent ("computer", "friend" or "online"); else with the New game
+// button.
+func (p *page) newGameDialog(opponent string) {
+	p.t.Helper()
+	if !eval[bool](p, `document.querySelector("#new-game-dialog")?.open === true`) {
+		if p.visible("#start-choice") {
+			p.click(fmt.Sprintf(`#start-choice [data-opponent=%q]`, opponent))
+		} else {
+			p.click("#new-game")
+		}
+	}
+	p.waitFor("the new-game dialog", `document.querySelector("#new-game-dialog")?.open === true`)
+}
+
 // startGame opens the new-game dialog with the mouse, fills it in, starts
 // the game and returns its id once the page shows it and is idle.
 func (p *page) startGame(g newGame) string {
 	p.t.Helper()
 	before := p.hash()
-	// The page may show the dialog by itself, to a first-time visitor.
-	if !eval[bool](p, `document.querySelector("#new-game-dialog")?.open === true`) {
-		p.click("#new-game")
+	opponent := g.Opponent
+	if opponent == "" {
+		opponent = "computer"
 	}
-	p.waitFor("the new-game dialog", `document.querySelector("#new-game-dialog")?.open === true`)
+	p.newGameDialog(opponent)
 	set := func(css, v string) {
 		if v != "" && v != "0" {
 			p.setField(css, v)

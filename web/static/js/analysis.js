@@ -459,7 +459,7 @@ function moveButton(node) {
   b.type = "button";
   b.dataset.ply = String(node.ply);
   b.dataset.node = String(node.id);
-  b.setAttribute("aria-label", t("moves.item", { ply: num(node.ply), player: sideName(sideOfMove(node.move)), move: node.move }));
+  b.setAttribute("aria-label", t("moves.item", { round: num(Math.ceil(node.ply / 2)), player: sideName(sideOfMove(node.move)), move: node.move }));
   if (node === shown()) b.setAttribute("aria-current", "step");
   b.addEventListener("click", () => showNode(node));
   return b;

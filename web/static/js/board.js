@@ -100,6 +100,8 @@ export class Board {
       tag.setAttribute("aria-hidden", "true");
       // The space makes the visible text "a 4", which the label contains
       // ("South hole a, 4 seeds"): speech input can name the hole as seen.
+      // The label's count is hole.seeds, which a language that writes the
+      // number after the noun gives bare ("mbegu za shimo a: 4").
       tag.append(el("span", "letter", letterOf(i, h)), " ", el("span", "count", "0"));
       b.append(pit, tag);
       b.addEventListener("click", () => this.onHole && this.onHole(b.dataset.hole));
@@ -176,7 +178,7 @@ export class Board {
   labelHole(i) {
     const b = this.buttons[i];
     const side = i < this.holes ? t("side.south") : t("side.north");
-    const params = { side, letter: b.dataset.hole, seeds: tp("seeds", this.counts[i]) };
+    const params = { side, letter: b.dataset.hole, seeds: tp("hole.seeds", this.counts[i]) };
     b.setAttribute(
       "aria-label",
       b.dataset.legal === "true" ? t("hole.label", params) : t("hole.labelBlocked", params),

@@ -71,7 +71,7 @@ export function offBoardEnd(g) {
   const player = playerName(g, loser);
   let head = t("result.wins", { player: playerName(g, other(loser)) });
   if (g.result === "1/2-1/2") head = t("result.agreed");
-  if (g.result === "*") head = t("result.none");
+  if (g.result === "*") head = end === "aborted" ? t("status.aborted") : t("result.none");
   const why = {
     resign: t("end.resign", { player }),
     timeout: t("end.timeout", { player }),
@@ -111,12 +111,45 @@ export function resultSentence(game, result, score) {
   return "";
 }
 
-/** A short result for lists. */
-export function shortResult(result) {
-  if (result === "1-0") return t("result.short.south");
-  if (result === "0-1") return t("result.short.north");
-  if (result === "1/2-1/2") return t("result.short.draw");
-  return t("result.short.playing");
+/**
+ * A game's result for lists, from its summary (docs/api.md): the winner by
+ * name, the score with the winner's first, and how the game ended when not
+ * simply by the last capture: "Naserian won, 31 to 17 (on time)".
+ */
+export function listResult(g) {
+  if (g.status === "aborted") return t("result.aborted");
+  if (g.result === "*") return t("result.short.playing");
+  const sc = g.score;
+  let text = t("result.short.draw");
+  if (g.result === "1-0" || g.result === "0-1") {
+    const winner = g.result === "1-0" ? "s" : "n";
+    const player = playerName(g, winner);
+    const [w, l] = !sc ? [] : winner === "s" ? [sc.south, sc.north] : [sc.north, sc.south];
+    text = sc ? t("result.wonScore", { player, winner: num(w), loser: num(l) }) : t("result.won", { player });
+  } else if (g.result === "1/2-1/2" && sc) {
+    text = sc.south === sc.north ? t("result.drawEach", { score: num(sc.south) }) : t("result.drawScore", { south: num(sc.south), north: num(sc.north) });
+  }
+  const how = endHow(g.status);
+  return how ? t("result.how", { result: text, how }) : text;
+}
+
+/** How a game ended, in a few words for lists: "on time", "by resignation". */
+export function endHow(status) {
+  switch (status) {
+    case "no-legal-move":
+      return t("how.noMove");
+    case "repetition":
+      return t("how.repetition");
+    case "resigned":
+      return t("how.resigned");
+    case "timeout":
+      return t("how.timeout");
+    case "agreed":
+      return t("how.agreed");
+    case "expired":
+      return t("how.expired");
+  }
+  return "";
 }
 
 /** An engine score from South's view in words: "+1.5 for South", proven or not. */
@@ -137,4 +170,9 @@ export function hintSentence(hint, toMove) {
   else if (margin > 0) text = t("hint.ahead", { move: hint.move, n });
   else text = t("hint.behind", { move: hint.move, n });
   return hint.exact ? `${text} ${t("hint.proven")}` : text;
+}
+
+/** Whether g (a game view, or null) is a finished game with moves: one that has a review. */
+export function hasReview(g) {
+  return !!g && g.moves.length > 0 && (g.status !== "playing" || !!(g.online && g.online.end));
 }

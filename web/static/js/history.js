@@ -5,9 +5,8 @@
 import { api } from "./api.js";
 import { t, tp, num, dateTime } from "./i18n.js";
 import { seats, clockName } from "./online.js";
-import { shortResult, playerName } from "./explain.js";
+import { listResult, playerName } from "./explain.js";
 import { busy, showError, showMessage, clearMessage, el } from "./ui.js";
-import { requestReview } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
@@ -53,13 +52,6 @@ async function loadOnline() {
  */
 const vs = (g) => t("history.vs", { south: playerName(g, "s"), north: playerName(g, "n") });
 
-/** The result, with the score when the summary has it. */
-function resultText(g) {
-  const r = shortResult(g.result);
-  if (!g.score || g.result === "*") return r;
-  return t("history.score", { result: r, south: num(g.score.south), north: num(g.score.north) });
-}
-
 function renderOnline() {
   const held = seats();
   const item = (g, text, label) => {
@@ -73,9 +65,16 @@ function renderOnline() {
   $("my-online").hidden = !mine.length;
   $("my-online-list").replaceChildren(
     ...mine.map((g) => {
-      let state = t("history.finished", { result: g.end === "aborted" ? t("result.none") : shortResult(g.result) });
-      if (g.status === "playing") state = g.toMove === held[g.id].side ? t("status.yourMove") : t("history.theirMove");
-      return item(g, state, g.status === "playing" ? t("history.continue") : t("history.replay"));
+      let state = t("history.finished", { result: listResult(g) });
+      let action = t("history.replay");
+      if (g.status === "playing") {
+        state = g.toMove === held[g.id].side ? t("status.yourMove") : t("history.theirMove");
+        action = t("history.continue");
+      } else if (g.status === "aborted") {
+        // Nothing to continue or replay: the game stopped before it began.
+        [state, action] = [listResult(g), t("history.view")];
+      }
+      return item(g, state, action);
     }),
   );
   $("live-list").replaceChildren(
@@ -128,7 +127,7 @@ function row(g) {
     [players, ""],
     [el("td", "board-size", size), "history.board"],
     [el("td", "num", num(g.moves)), "history.moves"],
-    [el("td", "result-cell", resultText(g)), "history.result"],
+    [el("td", "result-cell", listResult(g)), "history.result"],
     [el("td", "date", dateTime(g.updated || g.created)), "history.date"],
   ];
   // The labels show on a phone, where each game is a card (style.css).
@@ -138,17 +137,20 @@ function row(g) {
     tr.append(td);
   }
   const actions = el("td", "actions");
-  const open = el("a", "button small", g.result === "*" ? t("history.continue") : t("history.replay"));
-  // A finished game opens at its start, ready to be played through.
-  open.href = g.result === "*" ? `#/play/${encodeURIComponent(g.id)}` : `#/play/${encodeURIComponent(g.id)}/0`;
+  const aborted = g.status === "aborted";
+  const playing = g.result === "*" && !aborted;
+  const open = el("a", "button small", playing ? t("history.continue") : aborted ? t("history.view") : t("history.replay"));
+  // A finished game opens at its start, ready to be played through; an
+  // aborted one as it stopped.
+  open.href = playing || aborted ? `#/play/${encodeURIComponent(g.id)}` : `#/play/${encodeURIComponent(g.id)}/0`;
   actions.append(open);
-  if ((g.result !== "*" || g.end) && g.moves > 0) {
+  if (!playing && !aborted && g.moves > 0) {
     // A finished game opens with its review under way.
     const review = el("a", "button small quiet", t("review.action"));
     review.href = `#/play/${encodeURIComponent(g.id)}`;
     review.dataset.review = "";
     review.setAttribute("aria-label", t("review.actionLabel", { game: vs(g) }));
-    review.addEventListener("click", () => requestReview(g.id));
+    review.addEventListener("click", () => import("./review.js").then((m) => m.requestReview(g.id)));
     actions.append(review);
   }
   const name = vs(g);

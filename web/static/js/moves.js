@@ -28,7 +28,7 @@ export function renderMoves(list, moves, current, nameOf, onSelect) {
       const b = el("button", "move", move);
       b.type = "button";
       b.dataset.ply = String(ply);
-      b.setAttribute("aria-label", t("moves.item", { ply: num(ply), player: nameOf(sideOfMove(move)), move }));
+      b.setAttribute("aria-label", t("moves.item", { round: num(Math.ceil(ply / 2)), player: nameOf(sideOfMove(move)), move }));
       if (ply === current) b.setAttribute("aria-current", "step");
       b.addEventListener("click", () => onSelect(ply));
       li.append(b);

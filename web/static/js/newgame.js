@@ -104,11 +104,12 @@ function remember() {
   }
 }
 
-/** Opens the dialog. */
-export function openNewGame() {
+/** Opens the dialog, for an opponent already chosen ("computer", "friend", "online") if given. */
+export function openNewGame(opponent) {
   const dialog = $("new-game-dialog");
   if (dialog.open) return;
   $("ng-error").hidden = true;
+  if (opponent) $("ng-opponent").value = opponent;
   update();
   dialog.showModal();
   $("ng-opponent").focus();

@@ -16,21 +16,23 @@ import { animateSowing } from "./sowing.js";
 import { renderMoves } from "./moves.js";
 import {
   moveSentence, endSentence, resultSentence, hintSentence, playerName, playerLabel, sideName,
-  sowingOf, playedSentence, offBoardEnd,
+  sowingOf, playedSentence, offBoardEnd, hasReview,
 } from "./explain.js";
 import { busy, isBusy, showMessage, clearMessage, showError, announce, sleep, el, initialSpeed, rememberSpeed } from "./ui.js";
 import { openNewGame } from "./newgame.js";
 import { Live, seatOf, keepSeat, clockText, click, soundOn, setSound, initSound } from "./online.js";
-import { renderReview } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 
 let board;
 let game = null; // the game view from the API, or null
 let view = 0; // the ply shown: 0 is the start
+let preview = null; // a position of a best line the review shows instead of view's: {position, from, text}
 let hint = null; // the hint for the current position
 let explain = null; // () => the sentence under the board, re-made when the language changes
 let anim = null; // AbortController of the running animation, for Skip
+let landing = false; // the running animation is of a move just made: the next mover may click at once
+let queued = null; // the hole clicked during that animation, played as soon as it is cut short
 let thinking = false;
 let token = 0; // bumped when another game opens: older async work then stops
 let speed = initialSpeed();
@@ -44,6 +46,8 @@ let pending = null; // a move or action sent on the live connection, awaiting it
 let confirming = false; // the resign confirmation is shown
 let reading = false; // the inbox is being read
 let copied = 0; // the timer that hides "Link copied"
+let news = null; // {id, say}: the latest answer to an offer in game id, worded for this browser
+let sent = ""; // the last action this page sent
 
 export function initPlay() {
   board = new Board($("board"), {
@@ -63,6 +67,10 @@ export function initPlay() {
   });
   $("skip").addEventListener("click", skip);
   $("new-game").addEventListener("click", () => openNewGame());
+  $("start-choice").addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-opponent]");
+    if (b) openNewGame(b.dataset.opponent);
+  });
   $("hint").addEventListener("click", askHint);
   $("takeback").addEventListener("click", takeback);
   $("next-game").addEventListener("click", nextGame);
@@ -106,6 +114,7 @@ export async function openGame(id, ply) {
   if (game && game.id === id && (anim || thinking || live)) {
     // The game is moving on screen, or live: leave it be.
     if (!anim) view = ply === undefined ? game.moves.length : Math.max(0, Math.min(ply, game.moves.length));
+    preview = null;
     render();
     return;
   }
@@ -145,13 +154,17 @@ export async function resumeOrNew() {
   await busy(async () => {
     try {
       const list = await api.listGames(20, 0);
-      const open = (list.games || []).find((g) => g.result === "*" && (!g.online || seatOf(g.id)));
+      const open = (list.games || []).find((g) => g.result === "*" && g.status !== "aborted" && (!g.online || seatOf(g.id)));
       if (open) {
         location.replace(`#/play/${open.id}`);
         return;
       }
+      // No game to go on with: the ways to play (renderEmpty).
+      token++;
+      stopAnimation();
+      closeLive();
+      game = null;
       render();
-      openNewGame();
     } catch (err) {
       showError(err);
       render();
@@ -178,6 +191,7 @@ function setGame(g) {
     flipped = flipOf(g);
     confirming = false;
     clearTimeout(copied);
+    sent = "";
     $("copy-feedback").textContent = "";
     $("game-link").hidden = true;
   }
@@ -185,6 +199,7 @@ function setGame(g) {
   if (g.online && seat && g.online.next && !seatOf(g.online.next)) keepSeat(g.online.next, { side: seat.side, token: seat.token });
   game = g;
   view = g.moves.length;
+  preview = null;
   hint = null;
   explain = lastMoveExplanation();
 }
@@ -255,36 +270,56 @@ function flipBoard() {
   render();
 }
 
+// review.js is loaded when a finished game is first shown: most visits never need it.
+let review = null;
+let reviewLoading = null;
+
 /** Draws everything from the state; cheap enough to call after any change. */
 export function render() {
   if (!board) return;
-  renderReview(game, view, setView); // the review of a finished game (review.js)
+  if (review) review.renderReview(game, view, setView, showPreview, preview); // the review of a finished game
+  else if (hasReview(game) && !reviewLoading) {
+    reviewLoading = import("./review.js").then(
+      (m) => {
+        review = m;
+        render();
+      },
+      () => {
+        reviewLoading = null; // tried again at the next drawing
+      },
+    );
+  }
   if (!game) {
     renderEmpty();
     return;
   }
   const total = game.moves.length;
-  const atEnd = view === total;
+  $("start-choice").hidden = true;
+  $("play-layout").hidden = false;
+  // During an online game being played the board is what matters: New game steps back.
+  $("new-game").classList.toggle("primary", !(game.online && game.status === "playing"));
+  const atEnd = view === total && !preview;
   const over = game.status !== "playing";
   if (over) confirming = false;
-  const pos = parsePosition(game.positions[view]);
+  const pos = parsePosition(preview ? preview.position : game.positions[view]);
   const online = game.online;
   const seated = !online || (online.seats.s && online.seats.n);
   const canMove = atEnd && !over && !computerToMove() && !anim && (!online || (seated && !pending && !!seat && seat.side === game.toMove));
   // The result shows once the last move's animation is over.
   const ended = over && !anim;
-  // At the end the piles hold the score, the sweep included; the seeds left
-  // on the board are drawn faded: swept to the last mover, or (after a
-  // repetition) counting for nobody.
+  // At the end the piles hold the score, the sweep included: the holes the
+  // sweep emptied show empty, and seeds that count for nobody (after a
+  // repetition) are drawn faded.
   const captured = atEnd ? { s: game.score.south, n: game.score.north } : pos.captured;
+  const shown = atEnd && game.status === "no-legal-move" ? { ...pos, board: pos.board.map(() => 0) } : pos;
   $("board").classList.toggle("ended", atEnd && over);
   board.setFlipped(flipped);
   $("flip-board").setAttribute("aria-pressed", String(flipped));
   $("flip-board").disabled = false;
-  board.show(pos, {
+  board.show(shown, {
     legal: canMove ? game.legalMoves : [],
     captured,
-    last: lastHoles(view),
+    last: preview ? { from: preview.from, to: -1 } : lastHoles(view),
     hint: canMove && hint ? hint.move : null,
   });
 
@@ -310,6 +345,8 @@ export function render() {
   }
   renderSeries(ended);
   if (online) $("next-game").hidden = !ended || !(online.next || (game.series && !game.series.over && seat));
+  // The players follow the next game by themselves; a spectator is shown the way.
+  $("next-game").textContent = online && online.next && !seat ? t("online.watchNext") : t("play.nextGame");
   $("rematch").hidden = !!online || !ended || !!game.series;
   renderOnline(ended, seated);
   renderResign(over);
@@ -318,8 +355,11 @@ export function render() {
   $("step-first").disabled = $("step-back").disabled = view === 0 || !!anim;
   $("step-forward").disabled = $("step-last").disabled = atEnd || !!anim;
   $("viewing").hidden = atEnd || !!anim;
-  $("viewing-text").textContent =
-    view === 0 ? t("view.viewingStart") : t("view.viewing", { ply: num(view), total: num(total) });
+  $("viewing-text").textContent = preview
+    ? preview.text
+    : view === 0
+      ? t("view.viewingStart")
+      : t("view.viewing", { round: num(Math.ceil(view / 2)), player: playerName(game, sideOfMove(game.moves[view - 1])), move: game.moves[view - 1] });
 
   $("hint").disabled = !canMove;
   $("hint").hidden = $("takeback").hidden = !!online;
@@ -331,7 +371,7 @@ export function render() {
   $("skip").disabled = !anim;
 
   let text = "";
-  if (!anim) {
+  if (!anim && !preview) {
     if (atEnd) text = explain ? explain() : "";
     else if (view > 0) text = playedSentence(game, view);
   }
@@ -341,6 +381,9 @@ export function render() {
 }
 
 function renderEmpty() {
+  // Nothing to show: the ways to play take the screen.
+  $("start-choice").hidden = false;
+  $("play-layout").hidden = true;
   $("board").classList.remove("ended");
   flipped = false;
   board.setFlipped(false);
@@ -374,7 +417,8 @@ function renderEmpty() {
 
 function statusText() {
   const g = game;
-  if (g.status !== "playing") return t("status.over");
+  if (g.status === "aborted") return t("status.aborted");
+  if (g.status !== "playing") return g.online && g.online.next && !seat ? t("online.nextStarted") : t("status.over");
   if (g.online) {
     if (!g.online.seats.s || !g.online.seats.n) return seat ? t("online.waitFriend") : t("online.waitSecond");
     if (!seat) return t("status.toMove", { player: playerLabel(g, g.toMove) });
@@ -413,6 +457,15 @@ function renderSeries(ended) {
 export function setView(ply) {
   if (!game || anim) return;
   view = Math.max(0, Math.min(ply, game.moves.length));
+  preview = null;
+  render();
+}
+
+/** Shows p, a position off the game's moves (a best line's, from the review), in place of ply's. */
+function showPreview(ply, p) {
+  if (!game || anim) return;
+  view = Math.max(0, Math.min(ply, game.moves.length));
+  preview = p;
   render();
 }
 
@@ -433,39 +486,59 @@ export function tryMove(letter) {
     openNewGame();
     return;
   }
-  if (anim) return skip(); // a click during an animation finishes it at once
-  if (isBusy()) return showMessage(t("msg.busy"), "info");
-  if (view !== game.moves.length) return showMessage(t("msg.viewing"), "info");
-  if (game.status !== "playing") return showMessage(t("msg.over"), "info");
-  const o = game.online;
-  if (o && !seat) return showMessage(t("online.watching"), "info");
-  if (o && (!o.seats.s || !o.seats.n)) return showMessage(t("online.waitFriend"), "info");
-  if (o && pending) return showMessage(t("msg.busy"), "info");
-  if (o && game.toMove !== seat.side) return showMessage(t("online.waitingFor", { player: playerName(game, game.toMove) }), "info");
-  if (computerToMove()) return showMessage(t("msg.computerTurn"), "info");
-  const pos = parsePosition(game.position);
-  const i = indexOf(letter, pos.holes);
-  if (i < 0) return showMessage(t("msg.noSuchHole", { letter }), "info");
-  if (ownerOf(i, pos.holes) !== pos.toMove) {
-    return showMessage(
-      t("msg.notYours", {
-        letter,
-        player: playerName(game, ownerOf(i, pos.holes)),
-        mover: playerName(game, pos.toMove),
-      }),
-      "info",
-    );
+  if (anim) {
+    // A click during an animation finishes it at once; during a move's
+    // animation a hole of the next mover's is also played then, so that
+    // watching a move never costs its answerer time.
+    const i = indexOf(letter, game.holes);
+    const next = game.toMove;
+    const mayPlay = game.online ? !!seat && seat.side === next : next !== computerSide();
+    if (landing && mayPlay && i >= 0 && game.status === "playing" && ownerOf(i, game.holes) === next) queued = letter;
+    return skip();
   }
-  if (pos.board[i] === 0) return showMessage(t("msg.empty", { letter }), "info");
-  if (!game.legalMoves.includes(letter)) return showMessage(t("msg.endless", { letter }), "info");
+  if (isBusy()) return showMessage(t("msg.busy"), "info");
+  play(letter);
+}
+
+/** Plays letter on the latest position, or says why it cannot be played. */
+function play(letter) {
+  const why = refusal(letter);
+  if (why) return showMessage(why, "info");
   clearMessage();
   playMove(letter);
+}
+
+/** Why letter cannot be played now, or "". */
+function refusal(letter) {
+  if (view !== game.moves.length) return t("msg.viewing");
+  if (game.status !== "playing") return t("msg.over");
+  const o = game.online;
+  if (o && !seat) return t("online.watching");
+  if (o && (!o.seats.s || !o.seats.n)) return t("online.waitFriend");
+  if (o && pending) return t("msg.busy");
+  if (o && game.toMove !== seat.side) return t("online.waitingFor", { player: playerName(game, game.toMove) });
+  if (computerToMove()) return t("msg.computerTurn");
+  const pos = parsePosition(game.position);
+  const i = indexOf(letter, pos.holes);
+  if (i < 0) return t("msg.noSuchHole", { letter });
+  if (ownerOf(i, pos.holes) !== pos.toMove) {
+    return t("msg.notYours", {
+      letter,
+      player: playerName(game, ownerOf(i, pos.holes)),
+      mover: playerName(game, pos.toMove),
+    });
+  }
+  if (pos.board[i] === 0) return t("msg.empty", { letter });
+  if (!game.legalMoves.includes(letter)) return t("msg.endless", { letter });
+  return "";
 }
 
 /** A letter typed on the keyboard: the hole of the side to move with that letter, in either case. */
 export function typeLetter(key) {
   if (!game) return;
-  const pos = parsePosition(game.positions[view]);
+  // During a move's animation the board still shows the position before
+  // it; a key then names a hole for the move after it.
+  const pos = parsePosition(anim && landing ? game.position : game.positions[view]);
   const k = key.toLowerCase().charCodeAt(0) - 97;
   if (k >= pos.holes) return showMessage(t("msg.noSuchHole", { letter: key }), "info");
   tryMove(letterOf(pos.toMove === "s" ? k : pos.holes + k, pos.holes));
@@ -523,25 +596,34 @@ async function computerTurn(my) {
   }
 }
 
-/** Animates the move that led to next (a game view) and then shows next. */
-async function playOut(next, sowing, my, quick) {
+/**
+ * Animates the move that led to next (a game view) and then shows next;
+ * quick skips the animation, brisk paces it for a player waiting to
+ * answer. A hole clicked meanwhile is played at once after it.
+ */
+async function playOut(next, sowing, my, { quick = false, brisk = false } = {}) {
   const ply = next.moves.length;
   const before = parsePosition(next.positions[ply - 1]);
   click();
   stamp = performance.now();
   hint = null;
   anim = new AbortController();
+  landing = true;
+  queued = null;
   const signal = anim.signal;
   game = next;
   view = ply - 1;
   render();
   try {
-    await animateSowing(board, before, sowing, { speed: quick ? "instant" : speed, signal, onLap: showLap, onCapture: () => click("capture") });
+    await animateSowing(board, before, sowing, { speed: quick ? "instant" : speed, signal, onLap: showLap, onCapture: () => click("capture"), brisk });
     if (next.status === "no-legal-move" && !signal.aborted) await animateSweep(next, signal);
   } finally {
     $("lap-info").textContent = "";
     anim = null;
+    landing = false;
   }
+  const letter = queued;
+  queued = null;
   if (my !== token) return;
   view = ply;
   explain = () => moveSentence(next, sowing, next.holes);
@@ -553,6 +635,8 @@ async function playOut(next, sowing, my, quick) {
       status,
     }),
   );
+  // Not awaited: online, the reply to it comes through the inbox being read.
+  if (letter && game === next) play(letter);
 }
 
 function showLap(lap, laps, hand) {
@@ -765,6 +849,8 @@ function onLive(m) {
     render();
   } else if (m.type === "game" && game && m.game && m.game.id === game.id) {
     inbox.push(m);
+    // A newer change cuts the move being shown short: the game moved on.
+    if (anim && landing && m.game.online.rev > game.online.rev) skip();
     if (!reading) readInbox(token);
   }
 }
@@ -780,9 +866,13 @@ async function readInbox(my) {
       const g = m.game;
       const shown = game.online.rev;
       if (pending && g.online.rev > pending.rev && m.event !== "presence" && m.event !== "join") settle();
+      const before = game.online;
       if (g.online.rev > shown && m.event === "move" && m.sowing && g.moves.length === game.moves.length + 1) {
-        await playOut(g, m.sowing, my, inbox.length > 1);
-      } else if (take(g) && g.online.rev > shown) tell(m.event, g);
+        report(m.event, g, before);
+        // Another's move is shown briskly: its answerer's clock runs.
+        const mover = sideOfMove(g.moves[g.moves.length - 1]);
+        await playOut(g, m.sowing, my, { quick: inbox.length > 1, brisk: !seat || seat.side !== mover });
+      } else if (take(g) && g.online.rev > shown) tell(m.event, g, before);
     }
   });
   reading = false;
@@ -790,19 +880,89 @@ async function readInbox(my) {
 }
 
 /** Says what the opponent did; follows a rematch. */
-function tell(event = "", g) {
+function tell(event = "", g, before) {
   const o = g.online;
   const mine = seat && seat.side;
+  if (event === "presence") return;
+  const said = report(event, g, before);
+  render();
   let text = "";
   if (event === "draw-offer" && o.drawOffer && o.drawOffer !== mine) text = t("offer.draw", { player: playerName(g, o.drawOffer) });
   else if (event === "takeback-request" && o.takebackOffer && o.takebackOffer !== mine) text = t("offer.takeback", { player: playerName(g, o.takebackOffer) });
   else if (event.startsWith("rematch") && o.rematchOffer && o.rematchOffer !== mine) text = t("offer.rematch", { player: playerName(g, o.rematchOffer) });
   else if (event === "join" && mine) text = t("online.joined", { player: playerName(g, other(mine)) });
-  else if (event.endsWith("decline") && mine) showMessage((text = t("offer.declined", { player: playerName(g, other(mine)) })), "info");
-  else if (g.status !== "playing" && event !== "presence") text = (offBoardEnd(g) || [resultSentence(g, g.result, g.score), endText(g)]).join(" ");
-  else if (event === "takeback") text = statusText();
+  else if (g.status !== "playing" && event !== "presence") {
+    text = [said, ...(offBoardEnd(g) || [resultSentence(g, g.result, g.score), endText(g)])].filter(Boolean).join(" ");
+  } else if (event === "takeback" || event === "takeback-accept") text = [said, statusText()].filter(Boolean).join(" ");
+  else text = said;
+  if (event.startsWith("rematch") && o.next && !mine) {
+    text = [text, t("online.nextStarted")].filter(Boolean).join(" ");
+    showMessage(t("online.nextStarted"), "info");
+  }
   if (text) announce(text);
   if (event.startsWith("rematch") && o.next && mine) location.hash = `#/play/${o.next}`;
+}
+
+/**
+ * Keeps the word on event (a change of g, whose online part was before)
+ * that replaces the one shown before: an answer to an offer, an offer
+ * lapsing with a move, an abort, worded for this browser's seat (or for a
+ * spectator); "" for the other changes. Returns it.
+ */
+function report(event, g, before) {
+  const mine = seat ? seat.side : "";
+  const byMe = sent;
+  if (event === "abort") sent = "";
+  // After an accepted rematch the players read it in the new game.
+  const id = event.startsWith("rematch") && g.online.next && mine ? g.online.next : g.id;
+  news = { id, say: () => newsText(event, g, before || {}, mine, byMe) };
+  return news.say();
+}
+
+/** The words of report, from the side of mine ("" for a spectator). */
+function newsText(event, g, before, mine, byMe) {
+  const name = (side) => playerName(g, side);
+  // An answer to offerer's offer, by the other player.
+  const answer = (offerer, [byYou, toYou, between]) => {
+    if (!offerer) return "";
+    const actor = other(offerer);
+    if (mine === actor) return byYou({ player: name(offerer) });
+    if (mine === offerer) return toYou({ player: name(actor) });
+    return between({ player: name(actor), offerer: name(offerer) });
+  };
+  const o = g.online;
+  switch (event) {
+    case "draw-decline":
+      return answer(before.drawOffer, [
+        (p) => t("news.drawDeclinedByYou", p), (p) => t("news.drawDeclinedToYou", p), (p) => t("news.drawDeclined", p)]);
+    case "draw-accept":
+      return answer(before.drawOffer, [
+        (p) => t("news.drawAcceptedByYou", p), (p) => t("news.drawAcceptedToYou", p), (p) => t("news.drawAccepted", p)]);
+    case "takeback-decline":
+      return answer(before.takebackOffer, [
+        (p) => t("news.takebackDeclinedByYou", p), (p) => t("news.takebackDeclinedToYou", p), (p) => t("news.takebackDeclined", p)]);
+    case "takeback":
+    case "takeback-accept":
+      return answer(before.takebackOffer, [
+        (p) => t("news.takebackAcceptedByYou", p), (p) => t("news.takebackAcceptedToYou", p), (p) => t("news.takebackAccepted", p)]);
+    case "rematch":
+      return o.next ? answer(before.rematchOffer, [
+        (p) => t("news.rematchAcceptedByYou", p), (p) => t("news.rematchAcceptedToYou", p), (p) => t("news.rematchAccepted", p)]) : "";
+    case "abort":
+      if (byMe === "abort") return t("news.abortedByYou");
+      return mine ? t("news.aborted", { player: name(other(mine)) }) : "";
+    case "move": {
+      const lapsed = [];
+      if (before.drawOffer && !o.drawOffer) {
+        lapsed.push(before.drawOffer === mine ? t("news.drawLapsedYours") : t("news.drawLapsed", { offerer: name(before.drawOffer) }));
+      }
+      if (before.takebackOffer && !o.takebackOffer) {
+        lapsed.push(before.takebackOffer === mine ? t("news.takebackLapsedYours") : t("news.takebackLapsed", { offerer: name(before.takebackOffer) }));
+      }
+      return lapsed.join(" ");
+    }
+  }
+  return "";
 }
 
 /** Marks the page busy until the server answers what was sent on the live connection. */
@@ -833,11 +993,13 @@ async function act(action) {
   confirming = false;
   const g = game;
   if (!g || !seat) return;
+  sent = action;
   if (live && live.send({ type: "action", action, ply: g.moves.length })) return waitReply();
   await busy(async () => {
     try {
+      const before = game.online;
       const res = await api.action(g.id, action, g.moves.length, seat.token);
-      if (take(res)) tell(action, res);
+      if (take(res)) tell(action, res, before);
     } catch (err) {
       showError(err);
       render();
@@ -879,7 +1041,8 @@ function renderOnline(ended, seated) {
   $("online").hidden = !o;
   for (const side of ["s", "n"]) {
     const p = $(side === "s" ? "presence-south" : "presence-north");
-    p.hidden = !o || !o.seats[side] || mine === side || ended;
+    // Without the live connection nobody's presence is known.
+    p.hidden = !o || !o.seats[side] || mine === side || ended || !connected;
     if (p.hidden) continue;
     p.classList.toggle("here", !!o.connected[side]);
     p.textContent = o.connected[side] ? t("online.here") : t("online.away");
@@ -891,8 +1054,13 @@ function renderOnline(ended, seated) {
   state.textContent = [
     connected ? "" : t("online.reconnecting"),
     mine ? t("online.youPlay", { side: sideName(mine) }) : t("online.watching"),
-    o.watchers ? tp("online.watchers", o.watchers) : "",
+    o.watchers && connected ? tp("online.watchers", o.watchers) : "",
   ].filter(Boolean).join(" · ");
+  // The clocks wait for each player's first move: say so, or they look stuck.
+  $("clock-note").hidden = !o.clock || game.status !== "playing" || game.moves.length >= 2;
+  const said = news && news.id === game.id ? news.say() : "";
+  $("offer-news").hidden = !said;
+  $("offer-news").textContent = said;
 
   const invite = !!mine && !!seat.invite && !seated && !ended;
   $("invite").hidden = !invite;
@@ -930,7 +1098,7 @@ function renderOnline(ended, seated) {
     "act-resign": playing && n >= 2,
     "act-draw": playing && seated && !o.drawOffer,
     "act-takeback": playing && seated && !o.takebackOffer && game.moves.some((m) => sideOfMove(m) === mine),
-    "act-rematch": ended && !game.series && !o.next && !o.rematchOffer,
+    "act-rematch": ended && seated && !game.series && !o.next && !o.rematchOffer,
   };
   for (const [id, on] of Object.entries(show)) {
     $(id).hidden = !on;

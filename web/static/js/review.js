@@ -1,26 +1,31 @@
 // The review of a finished game (docs/api.md, "Review"): the server's engine
-// grades every move in the background; this panel starts the review, shows
-// its progress, then each player's accuracy, an evaluation graph and the
-// best line at each mistake, and marks the grades in the move list.
+// grades every move in the background; this panel, under the board, starts
+// the review, shows its progress, then each player's accuracy, an evaluation
+// graph and the best line at each mistake, whose moves step through on the
+// board, and marks the grades in the move list. Moves are named by round,
+// as the move list numbers them.
 
 import { ApiError } from "./api.js";
 import { t, tp, num, signed, language } from "./i18n.js";
 import { busy, showError, announce, el } from "./ui.js";
-import { playerName } from "./explain.js";
+import { playerName, hasReview } from "./explain.js";
+import { parsePosition, indexOf, sideOfMove } from "./notation.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const POLL = 600; // ms between looks at a review under way
 // The marks in the move list; a good move has none.
 const SYMBOL = { best: "!", good: "", inaccuracy: "?!", mistake: "?", blunder: "??" };
-// The graph's drawing box.
-const W = 300;
+// The graph's drawing box: wide and low, to leave room for the board above it.
+const W = 400;
 const H = 120;
 const PAD = 6;
 
 let game = null; // the game view shown, when it is finished
 let view = 0; // the ply shown
 let goTo = () => {}; // shows a ply of the game
+let showAt = () => {}; // shows a position off the game's moves in place of a ply's
+let step = null; // the best line's position the board shows, as play.js last showed it, or null
 let state = null; // {key, id, status, progress, review, error}
 let timer = 0;
 let wanted = null; // the game whose review was asked for from the list of games
@@ -37,13 +42,19 @@ export function requestReview(id) {
   }
 }
 
-/** Shows the review panel of g (a game view, or null) at ply; setView(ply) shows a ply. */
-export function renderReview(g, ply, setView) {
+/**
+ * Shows the review panel of g (a game view, or null) at ply; setView(ply)
+ * shows a ply, showPreview(ply, p) shows p (a position of a best line:
+ * {position, from, text}) in place of ply's, and shown is the one shown.
+ */
+export function renderReview(g, ply, setView, showPreview, shown) {
   const panel = $("review");
   if (!panel) return;
   goTo = setView;
+  showAt = showPreview;
+  step = shown || null;
   view = ply;
-  const over = !!g && g.moves.length > 0 && (g.status !== "playing" || !!(g.online && g.online.end));
+  const over = hasReview(g);
   if (!over) {
     game = null;
     panel.hidden = true;
@@ -172,12 +183,13 @@ function markMoves() {
   }
 }
 
-/** Redraws the panel when what it shows has changed; else only the graph's cursor. */
+/** Redraws the panel when what it shows has changed; else only the graph's cursor and the line's step. */
 function draw() {
   const s = state;
   const sig = [s.key, s.status, s.progress && s.progress.done, language(), [...lines].join(",")].join("|");
   if (sig === drawn) {
     moveCursor();
+    markStep();
     return;
   }
   drawn = sig;
@@ -191,6 +203,7 @@ function draw() {
   }
   drawHow(s.review);
   moveCursor();
+  markStep();
 }
 
 function button(text, cls, rv, onClick) {
@@ -227,7 +240,6 @@ function content(s) {
 }
 
 function done(rv) {
-  const out = [];
   const players = el("ul", "review-players");
   for (const side of ["s", "n"]) {
     const pl = rv.players[side];
@@ -247,20 +259,84 @@ function done(rv) {
     li.append(el("span", "muted", counts.join(" · ")));
     players.append(li);
   }
-  out.push(players);
 
-  const h = el("h3", "", t("review.graph"));
-  out.push(h, graph(rv));
-
-  out.push(el("h3", "", t("review.mistakes")));
+  // The graph and the grades beside the mistakes: on a desktop the graph
+  // fits under the board, in view with it; on a phone the columns stack.
+  const chart = el("div", "review-chart");
+  chart.append(el("h3", "", t("review.graph")), graph(rv), players);
+  const notes = el("div", "review-notes");
+  notes.append(el("h3", "", t("review.mistakes")));
   const bad = rv.plies.filter((p) => p.label === "mistake" || p.label === "blunder");
-  if (!bad.length) out.push(el("p", "muted", t("review.noMistakes")));
+  if (!bad.length) notes.append(el("p", "muted", t("review.noMistakes")));
   else {
-    const list = el("ol", "review-mistakes");
+    // Not an ordered list: its numbers would read as move numbers.
+    const list = el("ul", "review-mistakes");
     for (const p of bad) list.append(mistake(p));
-    out.push(list);
+    notes.append(list);
   }
-  return out;
+  const grid = el("div", "review-grid");
+  grid.append(chart, notes);
+  return [grid];
+}
+
+/** The round of the move at ply, as the move list numbers it: South's move then North's. */
+const roundOf = (ply) => Math.ceil(ply / 2);
+
+/** The round number before the move at ply in a line: "3." for a round's first move, "3…" for its second. */
+function roundMark(ply) {
+  return ply % 2 === 1 ? `${num(roundOf(ply))}.` : `${num(roundOf(ply))}…`;
+}
+
+/** Shows move k of p's best line on the board, in place of the position before p's move. */
+function showStep(p, k) {
+  const position = p.pvPositions && p.pvPositions[k];
+  if (!position) return;
+  const move = p.pv[k];
+  showAt(p.ply - 1, {
+    line: p.ply,
+    k,
+    position,
+    from: indexOf(move, game.holes),
+    text: t("review.lineViewing", {
+      played: p.move,
+      round: num(roundOf(p.ply + k)),
+      player: playerName(game, sideOfMove(move)),
+      move,
+    }),
+  });
+  revealBoard();
+}
+
+/** The step of p's line the board shows: -1 for none. */
+function stepOf(p) {
+  return step && step.line === p.ply ? step.k : -1;
+}
+
+/** Scrolls the board into view when a choice in the panel changed it out of sight. */
+function revealBoard() {
+  const table = $("table");
+  if (!table) return;
+  const r = table.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > innerHeight) table.scrollIntoView({ block: "nearest" });
+}
+
+/** Marks the step of the best line the board shows, and enables the line's back and forward buttons. */
+function markStep() {
+  const rv = state && state.status === "done" && state.review;
+  if (!rv) return;
+  for (const li of document.querySelectorAll("#review .review-mistakes li[data-ply]")) {
+    const p = rv.plies[Number(li.dataset.ply) - 1];
+    if (!p) continue;
+    const k = stepOf(p);
+    for (const b of li.querySelectorAll("button[data-step]")) {
+      if (Number(b.dataset.step) === k) b.setAttribute("aria-current", "step");
+      else b.removeAttribute("aria-current");
+    }
+    const back = li.querySelector('button[data-rv^="back-"]');
+    const forward = li.querySelector('button[data-rv^="forward-"]');
+    if (back) back.disabled = k < 0;
+    if (forward) forward.disabled = k >= p.pv.length - 1 || !p.pvPositions;
+  }
 }
 
 /** A mistake or blunder, with its best line on request. */
@@ -270,7 +346,7 @@ function mistake(p) {
   li.classList.add(`rv-${p.label}`);
   const lost = tp("review.lost", p.loss);
   const text = t("review.item", {
-    ply: num(p.ply),
+    round: num(roundOf(p.ply)),
     player: playerName(game, p.side),
     move: p.move,
     label: labelText(p.label),
@@ -284,21 +360,93 @@ function mistake(p) {
     if (lines.has(p.ply)) lines.delete(p.ply);
     else lines.add(p.ply);
     // The line starts from the position before the move: show it.
-    if (lines.has(p.ply)) goTo(p.ply - 1);
+    if (lines.has(p.ply)) {
+      goTo(p.ply - 1);
+      revealBoard();
+    }
     draw();
   });
   b.setAttribute("aria-expanded", String(shown));
   b.setAttribute("aria-controls", id);
   li.append(b);
-  const line = el("p", "review-line");
+  const line = el("div", "review-line");
   line.id = id;
   line.hidden = !shown;
-  line.append(t("review.lineFrom", { ply: num(p.ply) }), " ");
-  const pv = el("span", "pv", p.pv.join(" "));
-  pv.dir = "ltr";
-  line.append(pv, " ", el("span", "muted", t("review.lineScore", { score: signed(p.bestScore) })));
+  const head = el("p", "", t("review.lineFrom", { move: p.move, round: num(roundOf(p.ply)) }));
+  head.append(" ", el("span", "muted", t("review.lineScore", { score: signed(p.bestScore) })));
+  line.append(head, lineMoves(p));
   li.append(line);
   return li;
+}
+
+/**
+ * The moves of p's best line, numbered by round like the move list, each a
+ * button that shows the position after it; with back and forward buttons
+ * to step through the line.
+ */
+function lineMoves(p) {
+  const box = el("div", "review-steps");
+  const list = el("ol", "pv review-pv");
+  list.dir = "ltr";
+  list.setAttribute("aria-label", t("review.lineMoves"));
+  let pair = null;
+  let before = parsePosition(game.positions[p.ply - 1]);
+  p.pv.forEach((move, k) => {
+    const ply = p.ply + k; // its place in the game's numbering
+    if (!pair || ply % 2 === 1) {
+      pair = el("li", "pair");
+      const no = el("span", "pair-no", roundMark(ply));
+      no.setAttribute("aria-hidden", "true");
+      pair.append(no);
+      list.append(pair);
+    }
+    const side = sideOfMove(move);
+    const after = p.pvPositions ? parsePosition(p.pvPositions[k]) : null;
+    let label = t("moves.item", { round: num(roundOf(ply)), player: playerName(game, side), move });
+    const b = button(move, "move", `step-${p.ply}-${k}`, () => showStep(p, k));
+    b.dataset.step = String(k);
+    b.disabled = !after;
+    pair.append(b);
+    const took = after && before ? after.captured[side] - before.captured[side] : 0;
+    if (took > 0) {
+      // Beside the button, not in it: a button's name starts with what it shows.
+      label += `, ${tp("review.captures", took)}`;
+      const mark = el("span", "rv-took", `+${num(took)}`);
+      mark.setAttribute("aria-hidden", "true");
+      pair.append(mark);
+    }
+    b.setAttribute("aria-label", label);
+    before = after;
+  });
+  const back = button("", "small", `back-${p.ply}`, () => {
+    const k = stepOf(p);
+    if (k > 0) showStep(p, k - 1);
+    else if (k === 0) {
+      goTo(p.ply - 1);
+      revealBoard();
+    }
+  });
+  const forward = button("", "small", `forward-${p.ply}`, () => showStep(p, Math.min(p.pv.length - 1, stepOf(p) + 1)));
+  back.innerHTML = '<svg class="icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M12 3v10L4 8z"/></svg>';
+  forward.innerHTML = '<svg class="icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M4 3v10l8-5z"/></svg>';
+  back.setAttribute("aria-label", t("review.lineBack"));
+  back.title = t("review.lineBack");
+  forward.setAttribute("aria-label", t("review.lineForward"));
+  forward.title = t("review.lineForward");
+  const nav = el("span", "review-step-nav");
+  nav.append(back, forward);
+  box.append(list, nav);
+  // In the line the arrows step through it, not through the game; like the
+  // game's, they follow the reading direction.
+  box.addEventListener("keydown", (e) => {
+    const rtl = document.documentElement.dir === "rtl";
+    const d = { ArrowLeft: rtl ? 1 : -1, ArrowRight: rtl ? -1 : 1 }[e.key];
+    if (!d || e.ctrlKey || e.metaKey || e.altKey) return;
+    e.preventDefault();
+    e.stopPropagation();
+    (d < 0 ? back : forward).click();
+  });
+  return box;
 }
 
 /** The evaluation graph: South's expected final margin after each ply, clickable. */
@@ -336,6 +484,7 @@ function graph(rv) {
     const r = svg.getBoundingClientRect();
     const at = ((e.clientX - r.left) / r.width) * W;
     goTo(Math.max(0, Math.min(n, Math.round(((at - PAD) / (W - 2 * PAD)) * n))));
+    revealBoard();
   });
   wrap.append(svg, el("span", "review-axis", t("review.ahead", { player: playerName(game, "n") })));
   const summary = el("p", "review-summary muted", t("review.summary", {

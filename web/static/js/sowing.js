@@ -15,21 +15,27 @@ const PER_SEED = { slow: 380, normal: 70, fast: 28 };
 const BUDGET = { slow: 40000, normal: 4000, fast: 1500 };
 const ACCEL = { slow: 1, normal: 0.88, fast: 0.85 };
 const FLOOR = 0.3;
+// An opponent's move arriving online is shown briskly, about a tenth of a
+// second a lap at normal speed: the receiver's clock is running.
+const BRISK_PER_SEED = { slow: 150, normal: 35, fast: 18 };
+const BRISK_BUDGET = { slow: 5000, normal: 1200, fast: 600 };
 
 /**
  * Animates sowing (the API's sowing view) on board, which shows before
  * (a parsed position). onLap(lap, laps, inHand) reports progress, and
- * onCapture(), if given, the moment captured seeds fly. Returns early,
- * leaving the board for the caller to snap, when speed is instant, there
- * is no sowing, or signal aborts (Skip).
+ * onCapture(), if given, the moment captured seeds fly; brisk paces it
+ * for a move that someone waits to answer. Returns early, leaving the
+ * board for the caller to snap, when speed is instant, there is no
+ * sowing, or signal aborts (Skip).
  */
-export async function animateSowing(board, before, sowing, { speed, signal, onLap, onCapture }) {
+export async function animateSowing(board, before, sowing, { speed, signal, onLap, onCapture, brisk = false }) {
   if (speed === "instant" || !sowing || !sowing.laps.length || signal.aborted) return;
   const n = 2 * before.holes;
   const counts = before.board.slice();
   const pace = (idx) => Math.max(FLOOR, ACCEL[speed] ** idx);
   const drops = sowing.laps.reduce((a, l, idx) => a + (l.seeds + 3) * pace(idx), 0);
-  const base = Math.max(4, Math.min(PER_SEED[speed], BUDGET[speed] / drops));
+  const [perSeed, budget] = brisk ? [BRISK_PER_SEED, BRISK_BUDGET] : [PER_SEED, BUDGET];
+  const base = Math.max(4, Math.min(perSeed[speed], budget[speed] / drops));
   const laps = sowing.laps.length;
   let per = base;
 
