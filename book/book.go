@@ -6,7 +6,7 @@
 // A value is what an endgame database would give (package egtb): the best
 // capture margin from here on that the side to move can force, in seeds, with
 // no game history. The book's values come from proofs by search over endgame
-// databases (cmd book/makebook writes the file); its tests check that they
+// databases (command cmd/makebook writes the file); its tests check that they
 // agree with each other and with the solutions table.
 package book
 

@@ -139,6 +139,23 @@ func pct(a, b uint64) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
+// WriteVerdict writes a line with the value of p for its side to move and
+// how the game ends with best play; for a position with more seeds on the
+// board than the databases hold, a line that says so (the engine then
+// probes them in its search).
+func (tb *Tablebase) WriteVerdict(w io.Writer, p rules.Position) error {
+	v, err := tb.Value(p)
+	switch {
+	case err == nil:
+		fmt.Fprintf(w, "tablebase: value %s for %s to move, %s\n", Signed(v), p.ToMove(), Describe(p, v))
+	case errors.Is(err, ErrBeyond):
+		fmt.Fprintf(w, "tablebase: holds up to %d seeds on the board (this position has %d); probed in the search\n", tb.MaxSeeds(), p.OnBoard())
+	default:
+		return err
+	}
+	return nil
+}
+
 // WriteProbe writes what the databases know of p: its value for the side
 // to move, every legal move's value, the best marked with a star, and a
 // best line. For a position with more seeds on the board than the

@@ -106,6 +106,7 @@ type ostats struct {
 	unanswered, resendRefused   int64
 	oppLat, echoLat             []time.Duration
 	createLat, joinLat, connLat []time.Duration
+	gaps                        []time.Duration // reconnection gaps
 	errors, disconnects         map[string]int
 	firstErr, firstDisc         map[string]string
 	progressAt                  int
@@ -199,6 +200,10 @@ type seat struct {
 	toMove     string
 	playing    bool
 	pending    *omove // the seat's move sent and not yet seen in a game message
+
+	// lostAt is when the seat's connection dropped, until a new one
+	// brings the game; its live goroutine's alone.
+	lostAt time.Time
 }
 
 func (s *seat) other() *seat { return s.g.seats[1-s.i] }
@@ -724,6 +729,9 @@ func (s *seat) live(ctx context.Context) {
 		case forced:
 			wait = false // dropped by the table to resync: at once
 		default:
+			if s.lostAt.IsZero() {
+				s.lostAt = time.Now()
+			}
 			s.lostConn("live connection of game "+s.g.id, err)
 		}
 	}
@@ -773,7 +781,16 @@ func (s *seat) read(ctx context.Context, conn *websocket.Conn, t0 time.Time, bac
 				continue
 			}
 			if first {
-				s.t.r.st.add(func(st *ostats) { st.connLat = append(st.connLat, at.Sub(t0)) })
+				gap := time.Duration(0)
+				if !s.lostAt.IsZero() {
+					gap, s.lostAt = at.Sub(s.lostAt), time.Time{}
+				}
+				s.t.r.st.add(func(st *ostats) {
+					st.connLat = append(st.connLat, at.Sub(t0))
+					if gap > 0 {
+						st.gaps = append(st.gaps, gap)
+					}
+				})
 				*backoff = reconnectMin
 			}
 			resend, rconn := s.t.onGame(s, &msg, at, first)
@@ -997,6 +1014,7 @@ func (r *onlineRunner) report(elapsed time.Duration) *Report {
 		Errors: s.errors, FirstErrors: s.firstErr, Disconnects: s.disconnects, FirstDisconnects: s.firstDisc,
 		MoveLatency: summarize(s.oppLat), EchoLatency: summarize(s.echoLat),
 		CreateLatency: summarize(s.createLat), JoinLatency: summarize(s.joinLat), ConnectLatency: summarize(s.connLat),
+		ReconnectGap: summarize(s.gaps),
 		RequestLimit: r.limitHit.Load(),
 	}
 	if elapsed > 0 {

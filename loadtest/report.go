@@ -66,6 +66,9 @@ type Report struct {
 	EchoLatency      Latency // from sending a move to its mover's seeing it
 	JoinLatency      Latency // of taking the second seat
 	ConnectLatency   Latency // from dialling to the first game message
+	// ReconnectGap is, for each connection that dropped, the time until
+	// the next brought the game: how long its player was cut off.
+	ReconnectGap Latency
 
 	RequestLimit bool // the run stopped at MaxRequests
 	Interrupted  bool // the context was cancelled; no check was made
@@ -214,6 +217,9 @@ func (r *Report) writeOnline(w io.Writer) (int64, error) {
 	fmt.Fprintf(&b, "  create          %v\n", r.CreateLatency)
 	fmt.Fprintf(&b, "  join            %v\n", r.JoinLatency)
 	fmt.Fprintf(&b, "  connect         %v\n", r.ConnectLatency)
+	if r.ReconnectGap.N > 0 {
+		fmt.Fprintf(&b, "  reconnect gap   %v\n", r.ReconnectGap)
+	}
 	fmt.Fprintf(&b, "  connections     %s reconnects, %s resyncs (%s backwards), %s resent moves (%s already taken)\n",
 		group(r.Reconnects), group(r.Resyncs), group(r.Backwards), group(r.Resent), group(r.ResendRefused))
 	fmt.Fprintf(&b, "  messages        %s stale or repeated (ignored), %s moves first seen in a later move's message\n",

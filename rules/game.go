@@ -181,6 +181,22 @@ func (g *Game) Play(m Move) error {
 	return nil
 }
 
+// PlayTraced is Play that also reports how the move sowed, lap by lap, as
+// [Position.Trace] does: the move is sown once, for the game and for its
+// description. Its errors are Play's.
+func (g *Game) PlayTraced(m Move) (Sowing, error) {
+	if g.status != InProgress {
+		return Sowing{}, fmt.Errorf("move %s: %w (%s)", m, ErrGameOver, g.status)
+	}
+	next, sw, err := g.Position().Trace(m, g.rules)
+	if err != nil {
+		return Sowing{}, fmt.Errorf("move %s: %w", m, err)
+	}
+	g.moves = append(g.moves, m)
+	g.push(next)
+	return sw, nil
+}
+
 // Undo takes back the last move and returns it; it returns false when no
 // move has been played.
 func (g *Game) Undo() (Move, bool) {

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/endodoi/endodoi/rules"
@@ -559,5 +560,42 @@ func TestFinalMargin(t *testing.T) {
 		if got := rules.FinalMargin(p, float64(tc.future)/2, 1); got != float64(rules.FinalMargin(p, 0, 1))+float64(rules.FinalMargin(p, tc.future, 1)-rules.FinalMargin(p, 0, 1))/2 {
 			t.Errorf("FinalMargin(%s, %g, 1) = %g", tc.pos, float64(tc.future)/2, got)
 		}
+	}
+}
+
+// TestGamePlayTraced: PlayTraced leaves the game as Play does, with the
+// sowing that Trace reports, and refuses what Play refuses.
+func TestGamePlayTraced(t *testing.T) {
+	start, err := rules.NewPosition(6, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := rules.NewGame(start, rules.Rules{})
+	b, _ := rules.NewGame(start, rules.Rules{})
+	for !a.Over() {
+		m := a.LegalMoves()[a.Ply()%len(a.LegalMoves())]
+		_, want, err := a.Position().Trace(m, a.Rules())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Play(m); err != nil {
+			t.Fatal(err)
+		}
+		sw, err := b.PlayTraced(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Position() != a.Position() || b.Status() != a.Status() || fmt.Sprint(sw) != fmt.Sprint(want) {
+			t.Fatalf("after %s: PlayTraced gave %s %v %+v, Play %s %v %+v", m, b.Position(), b.Status(), sw, a.Position(), a.Status(), want)
+		}
+	}
+	m := start.LegalMoves(rules.Rules{})[0]
+	if _, err := b.PlayTraced(m); !errors.Is(err, rules.ErrGameOver) {
+		t.Errorf("a move after the end: %v", err)
+	}
+	c, _ := rules.NewGame(start, rules.Rules{})
+	empty, _ := rules.ParseMove("A")
+	if _, err := c.PlayTraced(empty); err == nil || c.Ply() != 0 {
+		t.Errorf("North's move with South to move: %v, %d moves", err, c.Ply())
 	}
 }

@@ -2,8 +2,11 @@ package rules
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Perft returns the number of legal move sequences of exactly depth moves
@@ -115,4 +118,35 @@ feed:
 		divided[i] = MoveCount{Move: m, Count: sub[i][depth-1]}
 	}
 	return counts, divided, nil
+}
+
+// WritePerft counts the move sequences of each length from 1 to depth
+// from p (PerftParallel, one worker a core) and writes a "depth count"
+// line for each; with divide, then a "move count" line for each first
+// move, counting the sequences of depth moves it begins. stats, if not
+// nil, receives a line with the time taken and the moves a second.
+func WritePerft(ctx context.Context, w, stats io.Writer, p Position, r Rules, depth int, divide bool) error {
+	start := time.Now()
+	counts, divided, err := PerftParallel(ctx, p, r, depth, 0)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	for d := 1; d <= depth; d++ {
+		fmt.Fprintf(w, "%d %d\n", d, counts[d])
+	}
+	if divide {
+		for _, dm := range divided {
+			fmt.Fprintf(w, "%s %d\n", dm.Move, dm.Count)
+		}
+	}
+	if stats != nil {
+		var moves uint64
+		for _, c := range counts[1:] {
+			moves += c
+		}
+		fmt.Fprintf(stats, "%d sequences of %d moves, %d moves in all, %v, %.1f M moves/s\n",
+			counts[depth], depth, moves, elapsed.Round(time.Millisecond), float64(moves)/elapsed.Seconds()/1e6)
+	}
+	return nil
 }

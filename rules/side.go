@@ -1,5 +1,10 @@
 package rules
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Side is one of the two players.
 type Side uint8
 
@@ -27,4 +32,16 @@ func (s Side) Letter() byte {
 		return 'n'
 	}
 	return 's'
+}
+
+// ParseSide reads a side's name or letter, in any case: "south" or "s",
+// "north" or "n".
+func ParseSide(s string) (Side, error) {
+	switch strings.ToLower(s) {
+	case "south", "s":
+		return South, nil
+	case "north", "n":
+		return North, nil
+	}
+	return South, fmt.Errorf("%q: want south or north", s)
 }

@@ -18,13 +18,15 @@ import (
 // request over loopback, the game replayed, the move checked and committed
 // to an SQLite file (synchronous), and the answer with the sowing. Games
 // between two people, so no engine time is included.
-func BenchmarkMoveRoundTrip(b *testing.B) {
+func BenchmarkMoveRoundTrip(b *testing.B) { benchMoveRoundTrip(b, Options{}) }
+
+func benchMoveRoundTrip(b *testing.B, o Options) {
 	st, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "games.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	hs := httptest.NewServer(New(st, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	hs := httptest.NewServer(NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), o))
 	defer hs.Close()
 	post := func(path, body string, out any) {
 		resp, err := http.Post(hs.URL+path, "application/json", strings.NewReader(body))

@@ -6,8 +6,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
+
+// IdleExpiry is how long an online game without a running clock may stay
+// untouched before it expires.
+const IdleExpiry = play.IdleExpiry
 
 // Heartbeat is how often the server records that it is alive, so that
 // after a restart it gives the running clocks back the time it was away.
@@ -24,9 +29,12 @@ type clockWatch struct {
 	timers map[string]*time.Timer
 }
 
-// watch (re)schedules the timer of game l after a change; the caller
-// holds the game's lock.
-func (cw *clockWatch) watch(s *Server, l *loaded) { cw.at(s, l.stored.ID, deadline(l)) }
+// watch (re)schedules the timer of game g after a change, and notes its
+// position (livepositions.go); the caller holds the game's lock.
+func (cw *clockWatch) watch(s *Server, g *play.Game) {
+	s.positions.note(g)
+	cw.at(s, g.ID(), g.Deadline())
+}
 
 // at (re)schedules the timer of game id for its clock falling at at, or
 // stops it for a zero at.
@@ -56,116 +64,27 @@ func (cw *clockWatch) stopAll() {
 // flag ends game id on time if its side to move has run out, or
 // reschedules its timer.
 func (s *Server) flag(id string) {
-	defer s.games.lock(id)()
 	ctx := s.ctx
 	if ctx.Err() != nil {
 		return
 	}
-	l, err := s.load(ctx, id)
-	if err != nil {
-		s.log.Warn("checking a clock", "game", id, "err", err)
-		return
-	}
-	up, err := s.timeIsUp(ctx, l, time.Now())
+	err := s.table.With(ctx, id, func(g *play.Game) error {
+		up, err := s.table.TimeIsUp(ctx, g, time.Now())
+		if err == nil && !up {
+			s.clocks.watch(s, g)
+		}
+		return err
+	})
 	if errors.Is(err, store.ErrConflict) {
 		// Another instance changed the game first (perhaps ending it on
 		// time itself): watch it as it is now.
-		if l, err = s.load(ctx, id); err == nil {
-			s.clocks.watch(s, l)
-		}
-		return
+		err = s.table.With(ctx, id, func(g *play.Game) error {
+			s.clocks.watch(s, g)
+			return nil
+		})
 	}
 	if err != nil {
 		s.log.Warn("ending a game on time", "game", id, "err", err)
-	}
-	if !up {
-		s.clocks.watch(s, l)
-	}
-}
-
-// Start runs the server's own work until ctx ends: it gives the running
-// clocks back the time the server was down, watches every running clock,
-// records a heartbeat, and expires idle online games. Close waits for it
-// to finish.
-func (s *Server) Start(ctx context.Context) error {
-	s.ctx = ctx
-	now := time.Now()
-	alive, ok, err := s.store.Alive(ctx)
-	if err != nil {
-		return err
-	}
-	if ok && now.Sub(alive) > outage {
-		n, err := s.store.ResumeClocks(ctx, alive, now)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			s.log.Info("clocks given back the time the server was down", "games", n, "outage", now.Sub(alive).Round(time.Second))
-		}
-	}
-	if err := s.store.SetAlive(ctx, now); err != nil {
-		return err
-	}
-	ids, err := s.store.OpenOnlineGames(ctx, time.Time{})
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		s.flag(id)
-	}
-	s.expireIdle(ctx)
-	s.done = make(chan struct{})
-	if s.notifier != nil {
-		go func() {
-			if err := s.notifier.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
-				s.log.Error("listening to the other instances", "err", err)
-			}
-		}()
-	}
-	go s.background(ctx)
-	return nil
-}
-
-func (s *Server) background(ctx context.Context) {
-	defer close(s.done)
-	if s.notifier != nil {
-		synced := make(chan struct{})
-		go func() {
-			defer close(synced)
-			s.syncLoop(ctx)
-		}()
-		defer func() { <-synced }()
-	}
-	beat := time.NewTicker(Heartbeat)
-	defer beat.Stop()
-	sweep := time.NewTicker(time.Hour)
-	defer sweep.Stop()
-	// With other instances: tell them who is connected here, and check
-	// the clocks of every open game, whichever instance started them.
-	shared := time.NewTicker(presenceRefresh)
-	defer shared.Stop()
-	if s.notifier == nil {
-		shared.Stop()
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			s.clocks.stopAll()
-			// The last heartbeat: the outage is counted from here.
-			if err := s.store.SetAlive(context.WithoutCancel(ctx), time.Now()); err != nil {
-				s.log.Warn("recording the last heartbeat", "err", err)
-			}
-			return
-		case <-beat.C:
-			if err := s.store.SetAlive(ctx, time.Now()); err != nil && ctx.Err() == nil {
-				s.log.Warn("recording the heartbeat", "err", err)
-			}
-		case <-sweep.C:
-			s.expireIdle(ctx)
-		case <-shared.C:
-			s.tellPresence()
-			s.checkClocks(ctx)
-		}
 	}
 }
 
@@ -197,25 +116,9 @@ func (s *Server) expireIdle(ctx context.Context) {
 		return
 	}
 	for _, id := range ids {
-		func() {
-			defer s.games.lock(id)()
-			l, err := s.load(ctx, id)
-			if err == nil {
-				err = s.expire(ctx, l, now)
-			}
-			if err != nil {
-				s.log.Warn("expiring an idle game", "game", id, "err", err)
-			}
-		}()
-	}
-}
-
-// Close waits for the work Start began to finish once its context has
-// ended, after stopping the reviews under way (review.go): a review is
-// made again on request. Started or not, no review starts afterwards.
-func (s *Server) Close() {
-	s.reviews.wait()
-	if s.done != nil {
-		<-s.done
+		err := s.table.With(ctx, id, func(g *play.Game) error { return s.table.Expire(ctx, g, now) })
+		if err != nil {
+			s.log.Warn("expiring an idle game", "game", id, "err", err)
+		}
 	}
 }

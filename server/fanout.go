@@ -9,6 +9,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -35,10 +36,16 @@ type notice struct {
 	// Deadline is when the running clock falls, in Unix milliseconds; 0
 	// when no clock runs.
 	Deadline int64 `json:"d,omitempty"`
+	// Position is the key of the position of an online game in play
+	// after the change (livePositions); "" otherwise.
+	Position string `json:"p,omitempty"`
 	// For presence: this instance's connections to the game, by seat,
 	// and those watching.
 	Seats    [2]int `json:"s,omitzero"`
 	Watchers int    `json:"w,omitempty"`
+	// Sent is when the notice was made, in Unix microseconds, for the
+	// metrics of the notices' lag.
+	Sent int64 `json:"t,omitempty"`
 }
 
 // remotePresence is another instance's presence in a game, as it told.
@@ -61,89 +68,21 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// localPresence counts this instance's connections to game id.
-func (h *liveHub) localPresence(id string) ([2]int, int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.local(id)
-}
-
-// setRemote records another instance's presence in game id; it reports
-// whether that changed what the game's clients see.
-func (h *liveHub) setRemote(id, instance string, seats [2]int, watchers int, now time.Time) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.remote[id]
-	old, had := m[instance]
-	if seats == [2]int{} && watchers == 0 {
-		delete(m, instance)
-		if len(m) == 0 {
-			delete(h.remote, id)
-		}
-		return had
+// noticeOf returns the notice that a change of a game sends to the other
+// instances (play.Table's notice).
+func (s *Server) noticeOf(c play.Notice) string {
+	n := notice{Instance: s.instance, Game: c.Game, Event: c.Event, Rev: c.Rev, Sent: noticeSent()}
+	if !c.Deadline.IsZero() {
+		n.Deadline = c.Deadline.UnixMilli()
 	}
-	if m == nil {
-		m = map[string]remotePresence{}
-		h.remote[id] = m
-	}
-	m[instance] = remotePresence{seats, watchers, now}
-	return !had || old.seats != seats || old.watchers != watchers
-}
-
-// forgetStale drops the presence of instances that stopped telling it.
-func (h *liveHub) forgetStale(now time.Time) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for id, m := range h.remote {
-		for instance, rp := range m {
-			if now.Sub(rp.at) > remoteStale {
-				delete(m, instance)
-			}
-		}
-		if len(m) == 0 {
-			delete(h.remote, id)
-		}
-	}
-}
-
-// watched returns the games this instance has live connections to.
-func (h *liveHub) watched() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ids := make([]string, 0, len(h.rooms))
-	for id := range h.rooms {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
-func (h *liveHub) has(id string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.rooms[id] != nil
-}
-
-// noticeOf returns the notice of a change of game l to event, the online
-// state o after it (nil for a game played on one device) and the moves of
-// l.game; "" when there are no other instances to tell.
-func (s *Server) noticeOf(l *loaded, event string, o *store.Online) string {
-	if s.notifier == nil {
-		return ""
-	}
-	n := notice{Instance: s.instance, Game: l.stored.ID, Event: event}
-	if o != nil {
-		n.Rev = l.stored.Online.Rev + 1
-		if at := clockDeadline(o, l.game); !at.IsZero() {
-			n.Deadline = at.UnixMilli()
-		}
-	}
+	n.Position = liveKey(c.Board)
 	data, _ := json.Marshal(n) // plain data: it always marshals
 	return string(data)
 }
 
 // notify tells the other instances of n, a notice of no change (presence).
 func (s *Server) notify(n notice) {
-	n.Instance = s.instance
+	n.Instance, n.Sent = s.instance, noticeSent()
 	data, _ := json.Marshal(n) // plain data: it always marshals
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
 	defer cancel()
@@ -199,6 +138,7 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 // presence, and the news for this instance's clients of the game.
 func (s *Server) handleNotice(n notice) {
 	now := time.Now()
+	s.metrics.noticeHeard(n.Sent, now)
 	if n.Event == "presence" {
 		if !s.live.setRemote(n.Game, n.Instance, n.Seats, n.Watchers, now) {
 			return // a reminder: nothing the clients see has changed
@@ -209,6 +149,7 @@ func (s *Server) handleNotice(n notice) {
 			at = time.UnixMilli(n.Deadline)
 		}
 		s.clocks.at(s, n.Game, at)
+		s.positions.set(n.Game, n.Position)
 	}
 	if s.live.has(n.Game) {
 		// A notice past the next revision means some were missed; the
@@ -222,32 +163,29 @@ func (s *Server) handleNotice(n notice) {
 // have had already is not sent again; with no event (a resync), the game's
 // clock is watched again too.
 func (s *Server) relay(id, event string, withSowing bool) {
-	defer s.games.lock(id)()
 	ctx := s.ctx
-	l, err := s.load(ctx, id)
-	if err != nil {
-		s.log.Warn("relaying a change", "game", id, "err", err)
-		return
-	}
-	if event == "" {
-		s.clocks.watch(s, l)
-	}
-	if o := l.stored.Online; o != nil && event != "presence" && o.Rev <= s.live.rev(id) {
-		return
-	}
-	v, err := s.view(ctx, l)
-	if err != nil {
-		return
-	}
-	var sw *sowingView
-	if ply := l.game.Ply(); withSowing && ply > 0 {
-		m := l.game.Moves()[ply-1]
-		if _, trace, err := l.game.PositionAt(ply-1).Trace(m, l.game.Rules()); err == nil {
-			sv := newSowingView(trace)
+	err := s.table.With(ctx, id, func(g *play.Game) error {
+		if event == "" {
+			s.clocks.watch(s, g)
+		}
+		if o := g.Online(); o != nil && event != "presence" && o.Rev <= s.live.rev(id) {
+			return nil
+		}
+		v, err := s.view(ctx, g)
+		if err != nil {
+			return nil
+		}
+		var sw *sowingView
+		if last := g.LastSowing(); withSowing && last != nil {
+			sv := newSowingView(*last)
 			sw = &sv
 		}
+		s.live.broadcastGame(id, &v, event, sw)
+		return nil
+	})
+	if err != nil {
+		s.log.Warn("relaying a change", "game", id, "err", err)
 	}
-	s.live.broadcastGame(id, &v, event, sw)
 }
 
 // syncEvery is how often an instance with other instances checks that its

@@ -116,11 +116,11 @@ func TestInstancesKeepClocks(t *testing.T) {
 	}
 	// A stops; the running clock is wound back past its time.
 	a.srv.clocks.stopAll()
-	l, err := b.srv.load(context.Background(), g.ID)
+	l, err := b.srv.table.Load(context.Background(), g.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := *l.stored.Online
+	o := *l.Online()
 	o.TurnStart = time.Now().Add(-2 * time.Minute)
 	if err := b.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/endodoi/endodoi/play"
 )
 
 // MaxHeaderBytes bounds a request's header lines, as counted by guard; the
@@ -86,13 +88,7 @@ func jsonContent(r *http.Request) error {
 }
 
 // clip shortens a client's text quoted in an error message.
-func clip(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "…"
-}
+func clip(s string) string { return play.Clip(s) }
 
 // jsonErrors turns the router's plain-text errors (no such path, method not
 // allowed) into JSON errors; handlers' own answers pass through untouched.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -157,43 +157,24 @@ func checkSeries(req *newGameRequest) error {
 }
 
 // create stores a new game, and with series > 0 the series to that many
-// wins that it starts, and answers with it. g is the game sg's moves lead
+// wins that it starts, and answers with it. b is the game sg's moves lead
 // to, already replayed, or nil for a game with no moves yet.
-func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, g *rules.Game, series int) {
-	if g == nil {
-		var err error
-		if g, err = rules.NewGame(sg.Start, sg.Rules); err != nil {
-			s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
-			return
-		}
-	}
-	sg.Result = g.Result().Token()
-	var err error
-	if series > 0 {
-		err = s.store.CreateSeriesGame(r.Context(), series, sg)
-	} else {
-		err = s.store.CreateGame(r.Context(), sg)
+func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, b *rules.Game, series int) {
+	g, created, err := s.table.Create(r.Context(), sg, b, series)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	status := http.StatusCreated
-	if errors.Is(err, store.ErrExists) {
-		// The same record imported again: its game, as it is now.
-		l, lerr := s.load(r.Context(), sg.ID)
-		if lerr != nil {
-			s.fail(w, r, lerr)
-			return
-		}
-		g, sg, err, status = l.game, l.stored, nil, http.StatusOK
+	if !created {
+		status = http.StatusOK
 	}
+	v, err := s.view(r.Context(), g)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v, err := s.view(r.Context(), &loaded{stored: sg, game: g})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Location", "/api/games/"+sg.ID)
+	w.Header().Set("Location", "/api/games/"+g.ID())
 	writeJSON(w, status, v)
 }
 
@@ -251,7 +232,7 @@ func importKey(rec *record.Record) string {
 
 // gameHandler answers a request about one game, which it is given loaded;
 // an error it returns is answered by fail.
-type gameHandler func(w http.ResponseWriter, r *http.Request, l *loaded) error
+type gameHandler func(w http.ResponseWriter, r *http.Request, g *play.Game) error
 
 // game makes a handler for the game named in the path. With lock, the
 // requests on that game run one at a time, from loading to answering.
@@ -262,12 +243,15 @@ func (s *Server) game(lock bool, h gameHandler) http.HandlerFunc {
 			s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
 			return
 		}
+		run := func(g *play.Game) error { return h(w, r, g) }
+		var err error
 		if lock {
-			defer s.games.lock(id)()
-		}
-		l, err := s.load(r.Context(), id)
-		if err == nil {
-			err = h(w, r, l)
+			err = s.table.With(r.Context(), id, run)
+		} else {
+			var g *play.Game
+			if g, err = s.table.Load(r.Context(), id); err == nil {
+				err = run(g)
+			}
 		}
 		if err != nil {
 			s.fail(w, r, err)
@@ -275,12 +259,8 @@ func (s *Server) game(lock bool, h gameHandler) http.HandlerFunc {
 	}
 }
 
-func (s *Server) getGame(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	v, err := s.view(r.Context(), l)
-	if err == nil {
-		writeJSON(w, http.StatusOK, v)
-	}
-	return err
+func (s *Server) getGame(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	return s.answer(w, r, http.StatusOK, g)
 }
 
 // moveRequest is the body of POST /api/games/{id}/moves.
@@ -291,8 +271,10 @@ type moveRequest struct {
 	Ply *int `json:"ply"`
 }
 
-func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	side, err := s.seatFirst(r, l)
+// playMove answers POST /api/games/{id}/moves: a move of a game on one
+// device, or of a seat of an online game.
+func (s *Server) playMove(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	seat, err := s.table.SeatOf(r.Context(), g, bearer(r))
 	if err != nil {
 		return err
 	}
@@ -300,35 +282,23 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request, l *loaded) err
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
-	m, err := rules.ParseMove(strings.TrimSpace(req.Move))
+	ch, err := s.table.Move(r.Context(), g, seat, req.Move, req.Ply)
 	if err != nil {
-		return errorf(http.StatusBadRequest, "%v", err)
-	}
-	if err := checkPly(req.Ply, l); err != nil {
 		return err
 	}
-	if l.stored.Online != nil {
-		mv, err := s.onlineMove(r.Context(), l, side, m, req.Ply)
-		if err == nil {
-			writeJSON(w, http.StatusOK, mv)
-		}
-		return err
-	}
-	if c := l.stored.Computer; c != nil && l.game.Position().ToMove() == c.Side && !l.game.Over() {
-		return errorf(http.StatusConflict, "it is the computer's move")
-	}
-	return s.apply(w, r, l, m)
+	return s.answerMove(w, r, g, ch)
 }
 
-// seatFirst checks the seat of a request to change an online game before
-// anything else about the request (docs/api.md): whoever holds no seat
-// learns nothing from the answer but that. A game played on one device
-// needs no seat.
-func (s *Server) seatFirst(r *http.Request, l *loaded) (rules.Side, error) {
-	if l.stored.Online == nil {
-		return 0, nil
+// bearer returns the token of a request's Authorization header: the seat
+// of an online game it holds is checked before anything else about a
+// request to change the game (docs/api.md), so that whoever holds no seat
+// learns nothing from the answer but that.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
 	}
-	return s.seatOf(r.Context(), l, bearer(r))
+	return ""
 }
 
 // plyRequest is the body of the requests whose only field is the stale
@@ -337,76 +307,28 @@ type plyRequest struct {
 	Ply *int `json:"ply"`
 }
 
-// checkPly refuses a request made on a stale view of the game: ply, if
-// given, is the number of moves the player saw.
-func checkPly(ply *int, l *loaded) error {
-	switch {
-	case ply == nil:
-		return nil
-	case *ply < 0:
-		return errorf(http.StatusBadRequest, "ply %d: want the number of moves played, 0 or more", *ply)
-	case *ply != l.game.Ply():
-		return errorf(http.StatusConflict, "the game has changed since it was shown (%d moves, not %d)", l.game.Ply(), *ply)
-	}
-	return nil
+// actionRequest is the body of POST /api/games/{id}/actions.
+type actionRequest struct {
+	Action string `json:"action"`
+	Ply    *int   `json:"ply"`
 }
 
-// notOver refuses a request that needs the game to go on.
-func notOver(l *loaded) error {
-	if l.game.Over() {
-		return errorf(http.StatusConflict, "the game is over (%s)", l.game.Status())
+// actions answers POST /api/games/{id}/actions: resign, for a game played
+// on one device, which needs no seat (like its moves, the game belongs to
+// whoever has it open); for an online game, an action of a seat.
+func (s *Server) actions(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	seat, err := s.table.SeatOf(r.Context(), g, bearer(r))
+	if err != nil {
+		return err
 	}
-	if resigned(l) {
-		return errorf(http.StatusConflict, "the game is over (%s)", endText(endResign))
-	}
-	return nil
-}
-
-// resigned reports whether a game played on one device was resigned. Its
-// stored result is then decided while its moves leave it going: the
-// moves alone decide the result of every other such game.
-func resigned(l *loaded) bool {
-	return l.stored.Online == nil && !l.game.Over() && l.stored.Result != "" && l.stored.Result != "*"
-}
-
-// localAction answers POST /api/games/{id}/actions for a game played on
-// one device: "resign", by the person against the computer, or by the
-// side to move between two people. It needs no seat: like its moves, the
-// game belongs to whoever has it open.
-func (s *Server) localAction(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	var req actionRequest
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
-	if req.Action != "resign" {
-		return errorf(http.StatusBadRequest, "action %q: a game played on one device takes only resign", clip(req.Action))
-	}
-	if req.Ply == nil {
-		return errorf(http.StatusBadRequest, "give the number of moves you saw, as in {\"action\": \"resign\", \"ply\": 12}")
-	}
-	if err := checkPly(req.Ply, l); err != nil {
+	if _, err := s.table.Act(r.Context(), g, seat, req.Action, req.Ply); err != nil {
 		return err
 	}
-	if err := notOver(l); err != nil {
-		return err
-	}
-	loser := l.game.Position().ToMove()
-	if c := l.stored.Computer; c != nil {
-		loser = c.Side.Opponent()
-	}
-	result := rules.WinFor(loser.Opponent()).Token()
-	ply := l.game.Ply()
-	ch := store.Change{Ply: ply, From: ply, Result: result, Notice: s.noticeOf(l, "resign", nil)}
-	if err := s.store.Update(r.Context(), l.stored.ID, ch); err != nil {
-		return err
-	}
-	l.stored.Result, l.stored.Updated = result, time.Now().UTC()
-	v, err := s.view(r.Context(), l)
-	if err == nil {
-		s.publish(l.stored.ID, "resign", v, nil)
-		writeJSON(w, http.StatusOK, v)
-	}
-	return err
+	return s.answer(w, r, http.StatusOK, g)
 }
 
 // listByID answers with the summaries of the games named, for a page's
@@ -433,28 +355,6 @@ func (s *Server) listByID(w http.ResponseWriter, r *http.Request, ids []string) 
 	s.fail(w, r, err)
 }
 
-// summaries are the listing's views of list, each with its score, its
-// status and its computer player, which only the game itself knows.
-func (s *Server) summaries(ctx context.Context, list []store.Summary) ([]summaryView, error) {
-	views := make([]summaryView, 0, len(list))
-	for _, sm := range list {
-		v := newSummaryView(sm)
-		l, err := s.load(ctx, sm.ID)
-		if err != nil {
-			return nil, err
-		}
-		v.Status = gameStatus(l)
-		sc := scoreView{}
-		sc.South, sc.North = l.game.Score()
-		v.Score = &sc
-		if c := l.stored.Computer; c != nil {
-			v.Computer = &computerRef{Side: string(c.Side.Letter()), Level: c.Level}
-		}
-		views = append(views, v)
-	}
-	return views, nil
-}
-
 // listOnline answers with the online games in progress, for watching.
 func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 	limit, err := queryInt(r, "limit", 50, 1, MaxListed)
@@ -479,123 +379,47 @@ func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"games": views})
 }
 
-// apply plays m in the loaded game, stores it and answers with the game
-// and the sowing.
-func (s *Server) apply(w http.ResponseWriter, r *http.Request, l *loaded, m rules.Move) error {
-	if err := notOver(l); err != nil {
-		return err
-	}
-	p := l.game.Position()
-	if m.Side() != p.ToMove() {
-		return errorf(http.StatusConflict, "it is %s's move, not %s's", p.ToMove(), m.Side())
-	}
-	_, sw, err := p.Trace(m, l.game.Rules())
-	if err != nil {
-		return errorf(http.StatusUnprocessableEntity, "illegal move %s: %v", m, err)
-	}
-	ply := l.game.Ply()
-	if err := l.game.Play(m); err != nil {
-		return errorf(http.StatusUnprocessableEntity, "illegal move: %v", err)
-	}
-	ch := store.Change{Ply: ply, From: ply, Moves: []rules.Move{m}, Result: l.game.Result().Token(), Notice: s.noticeOf(l, "move", nil)}
-	if err := s.store.Update(r.Context(), l.stored.ID, ch); err != nil {
-		return err
-	}
-	l.stored.Moves, l.stored.Result = append(l.stored.Moves, m), l.game.Result().Token()
-	l.stored.Updated = time.Now().UTC()
-	v, err := s.view(r.Context(), l)
-	if err == nil {
-		sv := newSowingView(sw)
-		s.publish(l.stored.ID, "move", v, &sv)
-		writeJSON(w, http.StatusOK, moveView{Game: v, Sowing: sv})
-	}
-	return err
-}
-
 // computerMove plays the computer's move in a game against it.
-func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	if _, err := s.seatFirst(r, l); err != nil {
+func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	if _, err := s.table.SeatOf(r.Context(), g, bearer(r)); err != nil {
 		return err
 	}
 	var req plyRequest
 	if err := decode(w, r, &req, true); err != nil {
 		return err
 	}
-	if err := checkPly(req.Ply, l); err != nil {
-		return err
-	}
-	c := l.stored.Computer
-	if c == nil {
-		return errorf(http.StatusConflict, "this game is between two people")
-	}
-	if l.stored.Online != nil {
-		return errorf(http.StatusConflict, "an online game has no computer")
-	}
-	if err := notOver(l); err != nil {
-		return err
-	}
-	if l.game.Position().ToMove() != c.Side {
-		return errorf(http.StatusConflict, "it is not the computer's move")
-	}
-	// The strongest levels play what is proven perfectly.
-	var res engine.Result
-	err := s.withEngine(r.Context(), l.game.Rules(), l.game.Position().Holes(), c.Level >= strongestLevels, func(e *engine.Engine) (err error) {
-		res, err = e.PlayLevel(r.Context(), l.game.Position(), l.game.History(), c.Level, newRand())
-		return err
-	})
+	ch, err := s.table.ComputerMove(r.Context(), g, req.Ply, s.choose)
 	if err != nil {
 		return err
 	}
-	return s.apply(w, r, l, res.Move)
+	return s.answerMove(w, r, g, ch)
+}
+
+// choose returns the computer's move at level in game b. The strongest
+// levels play what is proven perfectly.
+func (s *Server) choose(ctx context.Context, b *rules.Game, level int) (rules.Move, error) {
+	var res engine.Result
+	err := s.withEngine(ctx, b.Rules(), b.Position().Holes(), level >= strongestLevels, func(ctx context.Context, e *engine.Engine) (err error) {
+		res, err = e.PlayLevel(ctx, b.Position(), b.History(), level, newRand())
+		return err
+	})
+	return res.Move, err
 }
 
 // takeback takes back the last move, and against the computer the
 // computer's reply too, so that it is the person's move again.
-func (s *Server) takeback(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	if _, err := s.seatFirst(r, l); err != nil {
+func (s *Server) takeback(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	if _, err := s.table.SeatOf(r.Context(), g, bearer(r)); err != nil {
 		return err
 	}
 	var req plyRequest
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
-	if l.stored.Online != nil {
-		return errorf(http.StatusConflict, "in an online game, ask your opponent: POST /api/games/%s/actions with {\"action\": \"takeback-request\"}", l.stored.ID)
-	}
-	if req.Ply == nil {
-		return errorf(http.StatusBadRequest, "give the number of moves played, as in {\"ply\": 12}, so that a takeback is not repeated by mistake")
-	}
-	if err := checkPly(req.Ply, l); err != nil {
+	if _, err := s.table.Takeback(r.Context(), g, req.Ply); err != nil {
 		return err
 	}
-	had := l.game.Ply()
-	if had == 0 {
-		return errorf(http.StatusConflict, "no move to take back")
-	}
-	if l.stored.SeriesID != "" && l.game.Over() {
-		return errorf(http.StatusConflict, "the game is over and counted in its series")
-	}
-	if resigned(l) {
-		return errorf(http.StatusConflict, "the game was resigned: its result stands")
-	}
-	l.game.Undo()
-	if c := l.stored.Computer; c != nil {
-		for l.game.Ply() > 0 && l.game.Position().ToMove() == c.Side {
-			l.game.Undo()
-		}
-	}
-	ply := l.game.Ply()
-	ch := store.Change{Ply: had, From: ply, Result: l.game.Result().Token(), Notice: s.noticeOf(l, "takeback", nil)}
-	if err := s.store.Update(r.Context(), l.stored.ID, ch); err != nil {
-		return err
-	}
-	l.stored.Moves, l.stored.Result = l.stored.Moves[:ply], l.game.Result().Token()
-	v, err := s.view(r.Context(), l)
-	if err == nil {
-		s.publish(l.stored.ID, "takeback", v, nil)
-		writeJSON(w, http.StatusOK, v)
-	}
-	return err
+	return s.answer(w, r, http.StatusOK, g)
 }
 
 // lineView is one analysed move.
@@ -617,17 +441,18 @@ func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool,
 }
 
 // hint answers with the engine's best move for the side to move.
-func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	if err := notOver(l); err != nil {
+func (s *Server) hint(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	if err := g.CanHint(); err != nil {
 		return err
 	}
-	if l.stored.Online != nil && l.stored.Online.End == "" {
-		return errorf(http.StatusConflict, "no hints in an online game: it is played between people")
+	b := g.Board()
+	p := b.Position()
+	if err := s.positions.check(p, b.Rules()); err != nil {
+		return err
 	}
-	p := l.game.Position()
 	var res engine.Result
-	err := s.withEngine(r.Context(), l.game.Rules(), p.Holes(), true, func(e *engine.Engine) (err error) {
-		res, err = e.Search(r.Context(), p, l.game.History(), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
+	err := s.withEngine(r.Context(), b.Rules(), p.Holes(), true, func(ctx context.Context, e *engine.Engine) (err error) {
+		res, err = e.Search(ctx, p, b.History(), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
 		return err
 	})
 	if err != nil {
@@ -637,9 +462,9 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, l *loaded) error {
 	return nil
 }
 
-func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request, l *loaded) error {
-	rec := recordOf(l)
-	name := `attachment; filename="endodoi-` + l.stored.ID
+func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request, g *play.Game) error {
+	rec := g.Record()
+	name := `attachment; filename="endodoi-` + g.ID()
 	switch f := r.URL.Query().Get("format"); f {
 	case "", "text":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -696,12 +521,16 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		lim.MoveTime = time.Duration(req.TimeMS) * time.Millisecond
 	}
 	p := g.Position()
-	out := map[string]any{"position": p.String(), "status": statusName(g.Status()), "lines": []lineView{}}
+	out := map[string]any{"position": p.String(), "status": play.StatusName(g.Status()), "lines": []lineView{}}
 	if g.Over() {
 		sc, nc := g.Score()
 		out["score"] = scoreView{South: sc, North: nc}
 		out["result"] = g.Result().Token()
 		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	if err := s.positions.check(p, g.Rules()); err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	if sv := s.solved(p, g.Rules()); sv != nil {
@@ -714,7 +543,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		multi = *req.MultiPV
 	}
 	lines := []lineView{}
-	err = s.withEngine(ctx, g.Rules(), p.Holes(), true, func(e *engine.Engine) error {
+	err = s.withEngine(ctx, g.Rules(), p.Holes(), true, func(ctx context.Context, e *engine.Engine) error {
 		best, _, err := e.BestLines(ctx, p, g.History(), lim, multi, nil)
 		for _, l := range best {
 			lines = append(lines, newLineView(p, l.Move, l.Score, l.Exact, l.PV))

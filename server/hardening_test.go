@@ -276,7 +276,7 @@ func TestGameLocksAreBounded(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := ts.srv.games.len(); n != 0 {
+	if n := ts.srv.table.Busy(); n != 0 {
 		t.Errorf("%d game locks left after every request was answered", n)
 	}
 	if code, _ := ts.do("GET", "/api/games/"+strings.Repeat("0", 16), "", nil); code != 404 {
@@ -337,7 +337,7 @@ func TestClientBehindAProxy(t *testing.T) {
 		want              string
 	}{
 		{"192.0.2.1:5", "", false, "192.0.2.1/32"},
-		{"127.0.0.1:5", "203.0.113.9", false, "127.0.0.1/32"},
+		{"127.0.0.1:5", "203.0.113.9", false, "100::/64"}, // a proxy the server was not told of
 		{"127.0.0.1:5", "203.0.113.9", true, "203.0.113.9/32"},
 		{"10.0.0.2:5", "198.51.100.1, 203.0.113.9", true, "203.0.113.9/32"},
 		{"192.0.2.1:5", "203.0.113.9", true, "192.0.2.1/32"}, // not from a proxy of ours
@@ -349,8 +349,13 @@ func TestClientBehindAProxy(t *testing.T) {
 		if tc.forwarded != "" {
 			req.Header.Set("X-Forwarded-For", tc.forwarded)
 		}
-		if got := clientOf(req, tc.trust).String(); got != tc.want {
+		got := clientOf(req, tc.trust)
+		if got.String() != tc.want {
 			t.Errorf("%s forwarding %q (trust %v): %s, want %s", tc.remote, tc.forwarded, tc.trust, got, tc.want)
+		}
+		// Only the operator's own tools on this machine go unlimited.
+		if exempt := !limitedClient(got); exempt != (tc.want == "127.0.0.1/32") {
+			t.Errorf("%s forwarding %q (trust %v): exempt from the limits: %v", tc.remote, tc.forwarded, tc.trust, exempt)
 		}
 	}
 }
@@ -378,7 +383,8 @@ func TestSearchesAreBounded(t *testing.T) {
 	}
 	defer st.Close()
 	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Options{Searches: 1, SearchQueue: 1, SearchWait: 30 * time.Second, AnalysisRate: Rate{1000, 1000}})
+		Options{Searches: 1, SearchQueue: 1, SearchWait: 30 * time.Second, AnalysisRate: Rate{1000, 1000},
+			ClientLimits: ClientLimits{SearchShare: 8}}) // the instance's queue, not the client's share
 	post := func(path, body string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/rules"
@@ -43,6 +45,12 @@ type Options struct {
 	// rather than against the proxy. Only for a server that is reached
 	// through such a proxy alone.
 	TrustProxy bool
+	// Metrics, if not nil, is where the server registers its metrics
+	// (metrics.go): a registry of its own, as every server's metrics have
+	// the same names.
+	Metrics prometheus.Registerer
+	// ClientLimits bound what one client may hold or make (clientlimits.go).
+	ClientLimits
 }
 
 func (o Options) withDefaults() Options {
@@ -64,6 +72,7 @@ func (o Options) withDefaults() Options {
 	o.AnalysisRate = def(o.AnalysisRate, Rate{5, 30})
 	o.ComputerRate = def(o.ComputerRate, Rate{10, 30})
 	o.RecordRate = def(o.RecordRate, Rate{5, 30})
+	o.ClientLimits = o.ClientLimits.withDefaults(o.Searches)
 	return o
 }
 
@@ -166,12 +175,17 @@ func (p *enginePool) put(k engineKey, e *engine.Engine) {
 }
 
 // withEngine runs f with an engine for games under r on boards of holes a
-// row, once a search slot is free. A perfect engine takes every exact
-// value the server knows: the opening book of proven values and the
-// endgame databases (the hints, the analysis and the strongest levels); the
-// others search on their own, and keep their mistakes.
-func (s *Server) withEngine(ctx context.Context, r rules.Rules, holes int, perfect bool, f func(*engine.Engine) error) error {
-	release, err := s.slots.acquire(ctx)
+// row, once a search slot is free within the share of the client ctx's
+// request is from (searchshare.go); f searches with the context it is
+// given, which ends early when an analysis must give way. A perfect
+// engine takes every exact value the server knows: the opening book of
+// proven values and the endgame databases (the hints, the analysis and
+// the strongest levels); the others search on their own, and keep their
+// mistakes.
+func (s *Server) withEngine(ctx context.Context, r rules.Rules, holes int, perfect bool, f func(context.Context, *engine.Engine) error) error {
+	asked := time.Now()
+	ctx, release, err := s.search.acquire(ctx, s.slots)
+	s.metrics.searchWaited(time.Since(asked), err)
 	if err != nil {
 		return err
 	}
@@ -185,7 +199,7 @@ func (s *Server) withEngine(ctx context.Context, r rules.Rules, holes int, perfe
 		return err
 	}
 	defer s.engines.put(k, e)
-	return f(e)
+	return f(ctx, e)
 }
 
 // rateLimiter gives each client a token bucket.
@@ -213,6 +227,10 @@ func newRateLimiter(r Rate) *rateLimiter {
 // proxy (trustProxy), a request the proxy forwards (from a loopback or
 // private address) counts against the address the proxy says it came from:
 // the last one of X-Forwarded-For, the one the proxy added itself.
+// untoldProxy is the one client that every request forwarded by a proxy on
+// this machine counts as, when the server does not trust proxies.
+var untoldProxy = netip.MustParsePrefix("100::/64") // the discard-only prefix (RFC 6666): no real client
+
 func clientOf(r *http.Request, trustProxy bool) netip.Prefix {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -222,7 +240,15 @@ func clientOf(r *http.Request, trustProxy bool) netip.Prefix {
 	if err != nil {
 		return netip.Prefix{}
 	}
-	if fwd := r.Header.Values("X-Forwarded-For"); trustProxy && len(fwd) > 0 && (ip.IsLoopback() || ip.IsPrivate()) {
+	fwd := r.Header.Values("X-Forwarded-For")
+	if !trustProxy && len(fwd) > 0 && ip.IsLoopback() {
+		// A proxy on this machine that the server was not told of: its
+		// clients are not the operator's own tools, exempt from the
+		// limits, but strangers it cannot tell apart. They share one
+		// budget until the server is started with --behind-proxy.
+		return untoldProxy
+	}
+	if trustProxy && len(fwd) > 0 && (ip.IsLoopback() || ip.IsPrivate()) {
 		hops := strings.Split(fwd[len(fwd)-1], ",")
 		if last, err := netip.ParseAddr(strings.TrimSpace(hops[len(hops)-1])); err == nil {
 			ip = last
@@ -289,43 +315,4 @@ func (s *Server) limited(l *rateLimiter, h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
-}
-
-// gameLocks serializes the requests on each game. An entry lives only
-// while a request holds or awaits it, so the map stays as small as the
-// number of games in play at that moment.
-type gameLocks struct {
-	mu sync.Mutex
-	m  map[string]*gameLock
-}
-
-type gameLock struct {
-	sync.Mutex
-	users int
-}
-
-func (l *gameLocks) lock(id string) func() {
-	l.mu.Lock()
-	gl := l.m[id]
-	if gl == nil {
-		gl = &gameLock{}
-		l.m[id] = gl
-	}
-	gl.users++
-	l.mu.Unlock()
-	gl.Lock()
-	return func() {
-		gl.Unlock()
-		l.mu.Lock()
-		if gl.users--; gl.users == 0 {
-			delete(l.m, id)
-		}
-		l.mu.Unlock()
-	}
-}
-
-func (l *gameLocks) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.m)
 }

@@ -2,12 +2,12 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/endodoi/endodoi/egtb"
@@ -36,6 +36,19 @@ type ListenConfig struct {
 	Out, Warn io.Writer
 	// Log is the server's log; nil means slog.Default().
 	Log *slog.Logger
+	// TLS, if not nil, serves HTTPS on Addr (tls.go).
+	TLS *TLSConfig
+	// DrainTime is how long the server keeps serving once ctx ends while
+	// /readyz answers 503, so that a load balancer sends it nothing new;
+	// only if /readyz was probed (shutdown.go).
+	DrainTime time.Duration
+	// ShutdownTimeout bounds the stop from ctx's end, DrainTime
+	// included; 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// MetricsAddr, if not empty, is the host:port that serves the
+	// server's metrics at /metrics (metrics.go), apart from the site;
+	// it sets Options.Metrics.
+	MetricsAddr string
 }
 
 // HTTP server limits of ListenAndServe. A request's headers are bounded
@@ -47,71 +60,137 @@ const (
 	writeTimeout      = MaxAnalysisTime + 30*time.Second
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 1 << 20
-	shutdownTimeout   = 15 * time.Second
 )
 
 // ListenAndServe serves the API over st, and cfg.Site beside it, on
-// cfg.Addr until ctx ends; then it lets the requests in flight finish (for
-// up to 15 seconds), stops the API's own work (clocks, live connections)
-// and returns nil. Once listening it writes to cfg.Out the address to open
-// in a browser and where the games and endgame databases are kept, and to
-// cfg.Warn a warning when the address is reachable from other computers.
-// It does not close st: the caller closes it afterwards, which finishes
-// the writes still queued.
+// cfg.Addr (over HTTPS with cfg.TLS) until ctx ends; then it stops as
+// shutdown.go says, within cfg.ShutdownTimeout, and returns nil. Load
+// balancers' probes are answered on /healthz and /readyz (health.go).
+// Once listening it writes to cfg.Out the address to open in a browser
+// and where the games and endgame databases are kept, and to cfg.Warn a
+// warning when the address is reachable from other computers. It does not
+// close st: the caller closes it afterwards, which finishes the writes
+// still queued.
 func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error {
 	log := cfg.Log
 	if log == nil {
 		log = slog.Default()
 	}
+	hosts := cfg.Hosts
+	var tlsSet *tlsSetup
+	if cfg.TLS != nil {
+		var err error
+		if tlsSet, err = cfg.TLS.setup(log); err != nil {
+			return err
+		}
+		hosts = append(slices.Clone(hosts), cfg.TLS.Domains...)
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", cfg.Addr, err)
 	}
+	var plainLn net.Listener
+	if cfg.TLS != nil && cfg.TLS.HTTPAddr != "" {
+		if plainLn, err = net.Listen("tcp", cfg.TLS.HTTPAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listening on %s for plain HTTP: %w (choose another with --http-addr, or --http-addr off)", cfg.TLS.HTTPAddr, err)
+		}
+	}
+	stopMetrics, err := listenMetrics(&cfg, log)
+	if err != nil {
+		ln.Close()
+		if plainLn != nil {
+			plainLn.Close()
+		}
+		return err
+	}
+	defer stopMetrics()
+	raiseFileLimit(log)
 	api := NewWithOptions(st, log, cfg.Options)
 	if cfg.Tablebases != nil {
 		api.UseTablebases(cfg.Tablebases)
 	}
-	// The API's own work ends on every way out, before the caller closes
-	// the store.
-	apiCtx, stopAPI := context.WithCancel(ctx)
+	// The requests and the API's own work outlive ctx: the stop ends
+	// them in its own time. Both end on every way out, before the caller
+	// closes the store.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	apiCtx, stopAPI := context.WithCancel(base)
 	if err := api.Start(apiCtx); err != nil {
 		stopAPI()
+		cancelBase()
 		ln.Close()
+		if plainLn != nil {
+			plainLn.Close()
+		}
 		return fmt.Errorf("starting the server: %w", err)
 	}
-	defer func() { stopAPI(); api.Close() }()
+	defer func() { stopAPI(); cancelBase(); api.Close() }()
+	if err := api.waitListening(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("serving without hearing the other instances yet; /readyz says not ready", "err", err)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
 	if cfg.Site != nil {
 		mux.Handle("/", cfg.Site)
 	}
+	probes := &health{api: api}
+	handler := probes.wrap(HostCheck(cfg.Addr, hosts, mux))
+	if tlsSet != nil {
+		handler = withHSTS(handler)
+	}
 	srv := &http.Server{
-		Handler:           HostCheck(cfg.Addr, cfg.Hosts, mux),
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	running := []served{{srv: srv, ln: ln}}
+	if tlsSet != nil {
+		srv.TLSConfig = tlsSet.config
+		running[0].tls = true
+	}
+	if plainLn != nil {
+		port := ln.Addr().(*net.TCPAddr).Port
+		redirect := probes.wrap(tlsSet.challenges(HostCheck(cfg.TLS.HTTPAddr, hosts, redirectHTTPS(port))))
+		plain := plainHTTPServer(redirect, log)
+		plain.BaseContext = srv.BaseContext
+		running = append(running, served{srv: plain, ln: plainLn})
+	}
 	writeStartup(cfg, ln.Addr())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	if plainLn != nil && cfg.Out != nil {
+		fmt.Fprintf(cfg.Out, "endodoi: plain HTTP on %s redirects to HTTPS\n", plainLn.Addr())
+	}
+	done := make(chan error, len(running))
+	for _, r := range running {
+		go func() {
+			if r.tls {
+				done <- r.srv.ServeTLS(r.ln, "", "")
+				return
+			}
+			done <- r.srv.Serve(r.ln)
+		}()
+	}
+	stop := stopping{log: log, probes: probes, running: running, done: done, stopAPI: stopAPI, cancel: cancelBase,
+		drain: cfg.DrainTime, timeout: cfg.ShutdownTimeout, live: &api.live}
 	select {
 	case err := <-done:
+		stop.waited = 1
+		stop.now()
 		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
 	}
-	shut, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		return fmt.Errorf("stopping the server: %w", err)
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving: %w", err)
-	}
-	return nil
+	return stop.run()
+}
+
+// served is an HTTP server and its listener.
+type served struct {
+	srv *http.Server
+	ln  net.Listener
+	tls bool // HTTPS, with srv.TLSConfig
 }
 
 // writeStartup writes the startup lines of a server listening on addr.
@@ -123,7 +202,19 @@ func writeStartup(cfg ListenConfig, addr net.Addr) {
 	if warn == nil {
 		warn = io.Discard
 	}
-	fmt.Fprintf(out, "endodoi: play at http://%s/\n", browserAddr(addr))
+	url := "http://" + browserAddr(addr) + "/"
+	if t := cfg.TLS; t != nil {
+		url = "https://" + browserAddr(addr) + "/"
+		if len(t.Domains) > 0 {
+			// The certificate names the domain, not the address.
+			host := t.Domains[0]
+			if port := addr.(*net.TCPAddr).Port; port != 443 {
+				host = net.JoinHostPort(host, fmt.Sprint(port))
+			}
+			url = "https://" + host + "/"
+		}
+	}
+	fmt.Fprintf(out, "endodoi: play at %s\n", url)
 	if !loopback(addr) {
 		fmt.Fprintf(warn, "endodoi: WARNING: listening on %s, reachable from other computers: anyone who can reach it can see every game, and play or change those played on one device (online games are protected by their seats)\n", addr)
 	}

@@ -3,14 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -59,6 +59,8 @@ type liveConn struct {
 	// it says which seat it holds or presenceDelay passes: a player's
 	// page reconnecting is not shown as a spectator meanwhile.
 	fresh bool
+	// away: dropped because the server is stopping (goAway).
+	away atomic.Bool
 }
 
 // drop closes the connection's queue: its writer ends the connection, and
@@ -187,6 +189,69 @@ func (h *liveHub) local(id string) (seats [2]int, watchers int) {
 	return r.seats, len(r.conns) - r.seats[0] - r.seats[1] - r.fresh
 }
 
+// localPresence counts this instance's connections to game id.
+func (h *liveHub) localPresence(id string) ([2]int, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.local(id)
+}
+
+// setRemote records another instance's presence in game id; it reports
+// whether that changed what the game's clients see.
+func (h *liveHub) setRemote(id, instance string, seats [2]int, watchers int, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.remote[id]
+	old, had := m[instance]
+	if seats == [2]int{} && watchers == 0 {
+		delete(m, instance)
+		if len(m) == 0 {
+			delete(h.remote, id)
+		}
+		return had
+	}
+	if m == nil {
+		m = map[string]remotePresence{}
+		h.remote[id] = m
+	}
+	m[instance] = remotePresence{seats, watchers, now}
+	return !had || old.seats != seats || old.watchers != watchers
+}
+
+// forgetStale drops the presence of instances that stopped telling it.
+func (h *liveHub) forgetStale(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, m := range h.remote {
+		for instance, rp := range m {
+			if now.Sub(rp.at) > remoteStale {
+				delete(m, instance)
+			}
+		}
+		if len(m) == 0 {
+			delete(h.remote, id)
+		}
+	}
+}
+
+// watched returns the games this instance has live connections to.
+func (h *liveHub) watched() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := make([]string, 0, len(h.rooms))
+	for id := range h.rooms {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// has reports whether game id has live connections here.
+func (h *liveHub) has(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rooms[id] != nil
+}
+
 // broadcast queues msg for every connection to game id; a connection too
 // slow to take it is dropped rather than waited for.
 func (h *liveHub) broadcast(id string, msg []byte) {
@@ -221,11 +286,28 @@ func marshal(m liveMessage) []byte {
 	return b
 }
 
-// publish tells the live clients of game id of a committed change.
-// Other instances sharing the database are told first, so that a change
-// acknowledged to its sender has been announced to all.
-func (s *Server) publish(id, event string, v gameView, sw *sowingView) {
-	s.live.broadcastGame(id, &v, event, sw)
+// changed tells the live clients of game g of change c, once stored, and
+// watches its clock (play.Table.OnChange); the caller holds the game's
+// lock. Other instances sharing the database have been told by the
+// change's own transaction, so that a change acknowledged to its sender
+// has been announced to all.
+func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
+	s.clocks.watch(s, g)
+	// A connection joins under the game's lock: with none here now, none
+	// is waiting for this change.
+	if !s.live.has(g.ID()) {
+		return
+	}
+	v, err := s.view(ctx, g)
+	if err != nil {
+		return
+	}
+	var sw *sowingView
+	if c.Sowing != nil {
+		sv := newSowingView(*c.Sowing)
+		sw = &sv
+	}
+	s.live.broadcastGame(g.ID(), &v, c.Event, sw)
 }
 
 // broadcastGame queues game v for every connection to game id, and notes
@@ -283,14 +365,13 @@ func (s *Server) publishPresence(ctx context.Context, id string) {
 	if !s.live.has(id) {
 		return // nobody here to tell
 	}
-	defer s.games.lock(id)()
-	l, err := s.load(ctx, id)
-	if err != nil {
-		return
-	}
-	if v, err := s.view(ctx, l); err == nil {
-		s.live.broadcastGame(id, &v, "presence", nil)
-	}
+	s.table.With(ctx, id, func(g *play.Game) error {
+		v, err := s.view(ctx, g)
+		if err == nil {
+			s.live.broadcastGame(id, &v, "presence", nil)
+		}
+		return err
+	})
 }
 
 // clientMessage is a message of a live client.
@@ -310,7 +391,26 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
 		return
 	}
-	l, err := s.load(r.Context(), id)
+	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	// Every change is told under its game's lock: holding it, the
+	// connection joins and gets the game as it is, so its first message
+	// is that state and no change falls between it and the next. The game
+	// is read once, before the upgrade, so that an unknown one is a 404.
+	leave, err := s.setups.enter(r.Context())
+	if err != nil {
+		return // the client has gone
+	}
+	err = s.table.With(r.Context(), id, func(g *play.Game) error {
+		v, err := s.view(r.Context(), g)
+		if err != nil {
+			return err
+		}
+		s.live.join(id, c)
+		c.send <- marshal(liveMessage{Type: "game", Game: &v})
+		s.live.started(id, &v)
+		return nil
+	})
+	leave()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -323,6 +423,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 	// The guard has checked Origin already; the library checks it again.
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
+		s.live.leave(id, c)
 		return // Accept has answered
 	}
 	ws.SetReadLimit(MaxLiveMessage)
@@ -335,21 +436,8 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		}
 		cancel()
 	}()
-	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
-	// Every change is told under its game's lock: holding it, the
-	// connection joins and gets the game as it is, so its first message
-	// is that state and no change falls between it and the next.
-	unlock := s.games.lock(id)
-	s.live.join(id, c)
-	if l, err = s.load(ctx, id); err == nil {
-		var v gameView
-		if v, err = s.view(ctx, l); err == nil {
-			c.send <- marshal(liveMessage{Type: "game", Game: &v})
-			s.live.started(id, &v)
-		}
-	}
-	unlock()
-	s.presenceChanged(id)
+	// A fresh connection changes no presence yet (liveConn.fresh): it is
+	// announced once it says its seat, or is counted as watching.
 	counted := time.AfterFunc(presenceDelay, func() {
 		if s.live.settle(id, c) {
 			s.presenceChanged(id)
@@ -360,11 +448,6 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.live.leave(id, c)
 		s.presenceChanged(id)
 	}()
-	if err != nil {
-		s.log.Warn("opening a live connection", "game", id, "err", err)
-		ws.Close(websocket.StatusInternalError, "the game could not be read; reconnect")
-		return
-	}
 	go s.liveWriter(ctx, cancel, ws, c)
 	s.liveReader(ctx, ws, c, id)
 	cancel()
@@ -383,7 +466,11 @@ func (s *Server) liveWriter(ctx context.Context, cancel func(), ws *websocket.Co
 			ws.Close(websocket.StatusGoingAway, "the server is stopping")
 			return
 		case <-c.closed:
-			ws.Close(websocket.StatusTryAgainLater, "too slow to keep up: reconnect")
+			if c.away.Load() {
+				ws.Close(websocket.StatusGoingAway, "the server is stopping")
+			} else {
+				ws.Close(websocket.StatusTryAgainLater, "too slow to keep up: reconnect")
+			}
 			return
 		case msg := <-c.send:
 			wctx, done := context.WithTimeout(ctx, liveWrite)
@@ -433,22 +520,7 @@ func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn
 			if m.Type == "hello" && s.live.forget(id, c) {
 				s.presenceChanged(id)
 			}
-			var ae *apiError
-			status, msg := http.StatusInternalServerError, "internal error; the server's log has the details"
-			switch {
-			case errors.As(err, &ae):
-				status, msg = ae.status, ae.msg
-			case errors.Is(err, store.ErrConflict):
-				status, msg = http.StatusConflict, err.Error()
-			case errors.Is(err, store.ErrNotFound):
-				status, msg = http.StatusNotFound, err.Error()
-			case errors.Is(err, store.ErrBusy), errors.Is(err, store.ErrUnsaved):
-				status, msg = http.StatusServiceUnavailable, "the change could not be saved; try again in a moment"
-			case store.Unavailable(err):
-				status, msg = http.StatusServiceUnavailable, "the database cannot be reached; try again in a moment"
-			default:
-				s.log.Error("live action failed", "game", id, "type", m.Type, "err", err)
-			}
+			p := s.problemOf(err, "game", id, "type", m.Type)
 			ref := map[string]any{"type": m.Type}
 			if m.Move != "" {
 				ref["move"] = clip(m.Move)
@@ -459,7 +531,7 @@ func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn
 			if m.Ply != nil {
 				ref["ply"] = *m.Ply
 			}
-			c.reply(liveMessage{Type: "error", Status: status, Error: msg, Ref: ref})
+			c.reply(liveMessage{Type: "error", Status: p.status, Error: p.msg, Ref: ref})
 		}
 	}
 }
@@ -482,39 +554,31 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 	default:
 		return errorf(http.StatusBadRequest, "message type %q: want hello, move or action", clip(m.Type))
 	}
-	unlock := s.games.lock(id)
-	l, err := s.load(ctx, id)
-	if err != nil {
-		unlock()
-		return err
-	}
-	if l.stored.Online == nil {
-		unlock()
-		return errorf(http.StatusConflict, "this game is played on one device: watch it only")
-	}
-	side, err := s.seatOf(ctx, l, token)
-	if err != nil {
-		unlock()
-		return err
-	}
-	switch m.Type {
-	case "hello":
-		unlock()
-		if s.live.identify(id, c, side) {
-			s.presenceChanged(id)
-		}
-		return nil
-	case "move":
-		defer unlock()
-		mv, err := rules.ParseMove(strings.TrimSpace(m.Move))
+	if m.Type == "hello" {
+		leave, err := s.setups.enter(ctx)
 		if err != nil {
-			return errorf(http.StatusBadRequest, "%v", err)
+			return err
 		}
-		_, err = s.onlineMove(ctx, l, side, mv, m.Ply)
-		return err
-	default:
-		defer unlock()
-		_, err := s.act(ctx, l, side, m.Action, m.Ply)
-		return err
+		defer leave()
 	}
+	return s.table.With(ctx, id, func(g *play.Game) error {
+		if g.Online() == nil {
+			return errorf(http.StatusConflict, "this game is played on one device: watch it only")
+		}
+		seat, err := s.table.SeatOf(ctx, g, token)
+		if err != nil {
+			return err
+		}
+		switch m.Type {
+		case "hello":
+			if s.live.identify(id, c, seat.Side) {
+				s.presenceChanged(id)
+			}
+		case "move":
+			_, err = s.table.Move(ctx, g, seat, m.Move, m.Ply)
+		default:
+			_, err = s.table.Act(ctx, g, seat, m.Action, m.Ply)
+		}
+		return err
+	})
 }

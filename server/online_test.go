@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -137,7 +138,7 @@ func TestOnlineInviteAndSeats(t *testing.T) {
 		pages = append(pages, raw)
 	}
 	ts.seat("POST", "/api/games/"+c.Game.ID+"/moves", c.Seat.Token, `{"move": "a", "ply": 0}`, nil)
-	for _, secret := range []string{c.Seat.Token, j.Seat.Token, hashToken(c.Seat.Token)} {
+	for _, secret := range []string{c.Seat.Token, j.Seat.Token, play.HashToken(c.Seat.Token)} {
 		for i, p := range append(pages, logs.String()) {
 			if strings.Contains(p, secret) {
 				t.Errorf("a seat's secret is in answer %d: %.200s", i, p)
@@ -296,11 +297,11 @@ func TestOnlineClock(t *testing.T) {
 		t.Fatalf("after two moves: %+v", cur.Online)
 	}
 	// Wind the running clock back past its time: the timer flags it.
-	l, err := ts.srv.load(context.Background(), g.ID)
+	l, err := ts.srv.table.Load(context.Background(), g.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := *l.stored.Online
+	o := *l.Online()
 	o.TurnStart = time.Now().Add(-2 * time.Minute)
 	if err := ts.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
@@ -337,11 +338,11 @@ func TestOnlineClockSurvivesARestart(t *testing.T) {
 	ts.srv.Close()
 	before := ts.get(g.ID).Online
 	// The server stopped a second later, and is down for two minutes.
-	l, err := ts.srv.load(context.Background(), g.ID)
+	l, err := ts.srv.table.Load(context.Background(), g.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := *l.stored.Online
+	o := *l.Online()
 	o.TurnStart = o.TurnStart.Add(-2*time.Minute - time.Second)
 	if err := ts.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
@@ -374,11 +375,11 @@ func TestOnlineExpiry(t *testing.T) {
 	ts.do("POST", "/api/games", `{"online": true}`, &lone)
 	later := time.Now().Add(IdleExpiry + time.Hour)
 	for _, id := range []string{g.ID, lone.Game.ID} {
-		l, err := ts.srv.load(context.Background(), id)
+		l, err := ts.srv.table.Load(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.srv.expire(context.Background(), l, later); err != nil {
+		if err := ts.srv.table.Expire(context.Background(), l, later); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -168,7 +169,7 @@ func TestDatabaseUnreachable(t *testing.T) {
 			if !strings.Contains(out, "storage unreachable") || !strings.Contains(out, "path=/api/join/{code}") {
 				t.Errorf("the log does not tell of the outage:\n%s", out)
 			}
-			for what, secret := range map[string]string{"invite code": invite, "seat token": token, "token's hash": hashToken(token)} {
+			for what, secret := range map[string]string{"invite code": invite, "seat token": token, "token's hash": play.HashToken(token)} {
 				if strings.Contains(out, secret) {
 					t.Errorf("the log shows the %s:\n%s", what, out)
 				}

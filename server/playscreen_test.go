@@ -9,8 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/endodoi/endodoi/rules"
 )
 
 // TestGameViewSowings: the view of a game lists every move's sowing, as the
@@ -75,49 +73,9 @@ func TestGameViewSowings(t *testing.T) {
 	}
 }
 
-// TestGameViewSowingsBounded: a view lists the latest moves' sowings whose
-// laps fit the budget, and says how many earlier moves it leaves out.
-func TestGameViewSowingsBounded(t *testing.T) {
-	start, err := rules.NewPosition(8, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := rules.NewGame(start, rules.Rules{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 12 && !g.Over(); i++ {
-		if err := g.Play(g.LegalMoves()[i%len(g.LegalMoves())]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	all, from := sowingsOf(g, MaxViewLaps)
-	if from != 0 || len(all) != g.Ply() {
-		t.Fatalf("within the budget: %d sowings from %d for %d moves", len(all), from, g.Ply())
-	}
-	total := 0
-	for _, sw := range all {
-		total += len(sw.Laps)
-	}
-	for _, budget := range []int{0, 1, total / 2, total - 1, total} {
-		part, from := sowingsOf(g, budget)
-		laps := 0
-		for _, sw := range part {
-			laps += len(sw.Laps)
-		}
-		switch {
-		case laps > budget:
-			t.Errorf("budget %d: the sowings hold %d laps", budget, laps)
-		case from+len(part) != g.Ply():
-			t.Errorf("budget %d: %d sowings from %d for %d moves", budget, len(part), from, g.Ply())
-		case !reflect.DeepEqual(part, all[from:]) && len(part) > 0:
-			t.Errorf("budget %d: the sowings are not the latest moves'", budget)
-		case from > 0 && laps+len(all[from-1].Laps) <= budget:
-			t.Errorf("budget %d: move %d (%d laps) left out though it fits", budget, from, len(all[from-1].Laps))
-		}
-	}
-	// Through the API a move has fewer than MaxLaps laps: the latest move
-	// always fits.
+// TestMaxViewLaps: through the API a move has fewer than MaxLaps laps, so
+// the latest move's sowing always fits a view (play.Game.Sowings).
+func TestMaxViewLaps(t *testing.T) {
 	if MaxViewLaps < MaxLaps {
 		t.Errorf("MaxViewLaps %d is below the lap cap %d", MaxViewLaps, MaxLaps)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/grade"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -96,7 +97,7 @@ func (ts *testServer) waitReview(id string, seen func(reviewAnswer)) reviewAnswe
 type reviewAnswer struct {
 	Status   string         `json:"status"`
 	Progress reviewProgress `json:"progress"`
-	Review   *reviewView    `json:"review"`
+	Review   *grade.Review  `json:"review"`
 	Error    string         `json:"error"`
 }
 
@@ -138,7 +139,7 @@ func TestReviewGradesAGame(t *testing.T) {
 	if a.Progress.Done != len(blunderMoves) || a.Progress.Total != len(blunderMoves) {
 		t.Errorf("progress of a finished review: %+v", a.Progress)
 	}
-	if rv.Nodes != 20_000 || rv.Thresholds != (reviewThresholds{1, 3, 6}) {
+	if rv.Nodes != 20_000 || rv.Thresholds != (grade.Thresholds{Inaccuracy: 1, Mistake: 3, Blunder: 6}) {
 		t.Errorf("budget %d, thresholds %+v", rv.Nodes, rv.Thresholds)
 	}
 
@@ -149,7 +150,7 @@ func TestReviewGradesAGame(t *testing.T) {
 		t.Errorf("the blunder is graded %+v", b)
 	}
 	for i, p := range rv.Plies {
-		if p.Ply != i+1 || p.Move != blunderMoves[i] || !slices.Contains(reviewLabels, p.Label) || p.Label != reviewLabel(p.Loss) ||
+		if p.Ply != i+1 || p.Move != blunderMoves[i] || !slices.Contains(grade.Labels, p.Label) || p.Label != grade.Label(p.Loss) ||
 			math.Abs(p.Loss-math.Max(0, p.BestScore-p.Score)) > 1e-9 || len(p.PV) == 0 || p.PV[0] != p.Best {
 			t.Errorf("ply %d graded %+v", i+1, p)
 		}
@@ -235,7 +236,7 @@ func sameJSON(t *testing.T, a, b any) bool {
 // A review comes out the same every time: the budget is in nodes, and
 // each search starts from an empty table.
 func TestReviewIsReproducible(t *testing.T) {
-	var reviews []*reviewView
+	var reviews []*grade.Review
 	for range 2 {
 		ts := newTestServer(t)
 		ts.srv.reviews.nodes = 10_000
@@ -254,20 +255,29 @@ func TestReviewProgress(t *testing.T) {
 	ts.srv.reviews.nodes = 5_000
 	g := ts.finishedGame(6, 3)
 	n := len(g.Moves)
+	// The review is held after its second ply until the test has seen
+	// it there, so the check does not depend on how fast it runs.
+	held, release := make(chan struct{}), make(chan struct{})
+	ts.srv.reviews.graded = func(done int) {
+		if done == 2 {
+			close(held)
+			<-release
+		}
+	}
 	ts.review("POST", g.ID, http.StatusAccepted)
-	last, middle := 0, false
+	<-held
+	a := ts.review("GET", g.ID, http.StatusOK)
+	close(release)
+	if a.Status != "running" || a.Progress.Done != 2 || a.Progress.Total != n {
+		t.Errorf("a review held after 2 of %d plies answers %+v", n, a)
+	}
+	last := 0
 	ts.waitReview(g.ID, func(a reviewAnswer) {
 		if a.Progress.Total != n || a.Progress.Done < last || a.Progress.Done > n {
 			t.Fatalf("progress %+v after %d of %d", a.Progress, last, n)
 		}
-		if a.Status == "running" && a.Progress.Done > 0 && a.Progress.Done < n {
-			middle = true
-		}
 		last = a.Progress.Done
 	})
-	if !middle {
-		t.Errorf("the progress of a review of %d plies was never seen between the start and the end", n)
-	}
 }
 
 // Reviews run at most half the search slots at once; the others wait,
@@ -438,30 +448,12 @@ func TestReviewWithTablebases(t *testing.T) {
 	}
 }
 
-// The labels and the accuracy follow the documented thresholds.
-func TestReviewLabels(t *testing.T) {
-	for _, c := range []struct {
-		loss  float64
-		label string
-	}{{0, "best"}, {0.01, "good"}, {0.99, "good"}, {1, "inaccuracy"}, {2.99, "inaccuracy"}, {3, "mistake"}, {5.99, "mistake"}, {6, "blunder"}, {40, "blunder"}} {
-		if got := reviewLabel(c.loss); got != c.label {
-			t.Errorf("a loss of %v is %s, want %s", c.loss, got, c.label)
-		}
-	}
-	for _, c := range []struct{ loss, acc float64 }{{0, 100}, {4, 50}, {8, 25}} {
-		if got := moveAccuracy(c.loss); math.Abs(got-c.acc) > 1e-9 {
-			t.Errorf("accuracy of a loss of %v: %v, want %v", c.loss, got, c.acc)
-		}
-	}
-	pl := reviewPlayers([]reviewPly{
-		{Side: "s", Loss: 0, Label: "best"}, {Side: "s", Loss: 4, Label: "mistake"}, {Side: "s", Forced: true, Label: "best"},
-		{Side: "n", Forced: true, Label: "best"},
-	})
-	if s := pl["s"]; s.Moves != 3 || s.Accuracy == nil || *s.Accuracy != 75 || s.MeanLoss != 2 || s.Counts["best"] != 2 || s.Counts["mistake"] != 1 {
-		t.Errorf("South: %+v", s)
-	}
-	if n := pl["n"]; n.Moves != 1 || n.Accuracy != nil {
-		t.Errorf("North, whose only move was forced: %+v", n)
+// The review's searches take the pool's engines: they must be made as
+// grade.NewEngine makes them, or the figures of the endodoi review command
+// would differ from the page's.
+func TestReviewEnginesAsGradeMakesThem(t *testing.T) {
+	if searchHashMiB != grade.HashMiB {
+		t.Errorf("the server's engines have tables of %d MiB, a review's %d MiB", searchHashMiB, grade.HashMiB)
 	}
 }
 
@@ -495,7 +487,7 @@ func BenchmarkReview(b *testing.B) {
 }
 
 // A best line goes on past its first move, so that what it wins can be
-// seen: to reviewLineMin plies and a capture (at most reviewLineMax), or
+// seen: to grade.LineMin plies and a capture (at most grade.LineMax), or
 // to the end of the game, with the position after each of its moves. On
 // the 6-hole board the opening book proves the first moves at once, with
 // a search's line of a single move.
@@ -540,7 +532,7 @@ func TestReviewBestLinesGoOn(t *testing.T) {
 				t.Errorf("ply %d: after move %d of the line %v the review gives %q, want %q", p.Ply, k+1, p.PV, p.PVPositions[k], got)
 			}
 		}
-		if !line.Over() && (len(p.PV) < reviewLineMin || (!captured && len(p.PV) < reviewLineMax)) {
+		if !line.Over() && (len(p.PV) < grade.LineMin || (!captured && len(p.PV) < grade.LineMax)) {
 			t.Errorf("ply %d: the best line %v stops after %d moves (a capture in it: %v) while the game goes on", p.Ply, p.PV, len(p.PV), captured)
 		}
 	}

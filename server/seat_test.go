@@ -168,16 +168,16 @@ func TestTimeoutIsDatedWhenTheFlagFell(t *testing.T) {
 	watcher := dialLive(t, web.URL, g.ID)
 	watcher.wait("the first state", func(m liveMessage) bool { return m.Type == "game" })
 	// The running clock is wound back: its flag fell a minute ago.
-	l, err := ts.srv.load(context.Background(), g.ID)
+	l, err := ts.srv.table.Load(context.Background(), g.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := *l.stored.Online
+	o := *l.Online()
 	o.TurnStart = time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
 	if err := ts.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
-	fell := o.TurnStart.Add(o.Left[l.game.Position().ToMove()])
+	fell := o.TurnStart.Add(o.Left[l.Board().Position().ToMove()])
 	ts.srv.flag(g.ID)
 	m := watcher.wait("the timeout", func(m liveMessage) bool { return m.Event == "timeout" })
 	if m.Game.Status != "timeout" || !m.Game.Updated.Equal(fell) {

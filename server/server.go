@@ -1,10 +1,13 @@
-// Package server is the JSON HTTP API of the browser game (docs/api.md):
-// games stored in package store, played under package rules, with the
-// computer's moves, hints and analysis from package engine.
+// Package server is the JSON HTTP API and the live WebSocket of the
+// browser game (docs/api.md): games played through package play, stored in
+// package store, with the computer's moves, hints and analysis from
+// package engine.
 //
-// Every request that changes a game replays it, checks the move, and
-// commits it to the store before answering. Bad input gets a 4xx answer
-// whose JSON body says what is wrong, and leaves the game as it was.
+// Every request that changes a game loads it under the game's lock and
+// hands the change to package play, which checks it and commits it to the
+// store before the answer. Bad input gets a 4xx answer whose JSON body
+// says what is wrong (errors.go maps each error to its status, for HTTP
+// and the live connection alike), and leaves the game as it was.
 package server
 
 import (
@@ -26,8 +29,7 @@ import (
 
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
-	"github.com/endodoi/endodoi/record"
-	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -44,16 +46,17 @@ const (
 // Server answers the API's requests.
 type Server struct {
 	store store.Store
+	table *play.Table // the games being played, over store
 	log   *slog.Logger
 	mux   *http.ServeMux
 	guard http.Handler
 
-	games   gameLocks // one lock per game: its requests run one at a time
 	slots   *searchSlots
 	engines *enginePool
 	live    liveHub    // the live connections of the games watched now
 	clocks  clockWatch // the timers of the running clocks
 	reviews reviewer   // the reviews of finished games under way (review.go)
+	setups  setupGate  // the setups of players at work at once (admission.go)
 
 	ctx  context.Context // ends when the server stops (Start)
 	done chan struct{}   // closed when Start's work has finished
@@ -65,6 +68,15 @@ type Server struct {
 
 	trustProxy bool // see Options
 
+	// What each client holds and makes, its share of the searches, and
+	// the positions of the online games in play (clientlimits.go,
+	// searchshare.go, livepositions.go).
+	clients   *clientLimits
+	search    *searchShare
+	positions livePositions
+
+	metrics *metrics // nil without Options.Metrics (metrics.go)
+
 	tb *egtb.Library // nil without endgame databases
 }
 
@@ -74,55 +86,46 @@ func New(st store.Store, log *slog.Logger) *Server { return NewWithOptions(st, l
 // NewWithOptions returns a server over st with the limits of o.
 func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
-	s := &Server{store: st, log: log, mux: http.NewServeMux(), games: gameLocks{m: map[string]*gameLock{}},
+	s := &Server{store: st, log: log, mux: http.NewServeMux(),
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
 		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
-		ctx: context.Background(), trustProxy: o.TrustProxy}
+		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue)}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
-	s.mux.HandleFunc("POST /api/games", s.createGame)
+	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
 	s.mux.HandleFunc("GET /api/games", s.listGames)
 	s.mux.HandleFunc("POST /api/games/import", s.limited(records, s.importGame))
 	s.mux.HandleFunc("GET /api/games/{id}", s.game(false, s.getGame))
 	s.mux.HandleFunc("POST /api/games/{id}/moves", s.game(true, s.playMove))
-	s.mux.HandleFunc("POST /api/games/{id}/computer", s.limited(computer, s.game(true, s.computerMove)))
+	s.mux.HandleFunc("POST /api/games/{id}/computer", s.limited(computer, s.searching(searchMove, s.game(true, s.computerMove))))
 	s.mux.HandleFunc("POST /api/games/{id}/takeback", s.game(true, s.takeback))
-	s.mux.HandleFunc("GET /api/games/{id}/hint", s.limited(analysis, s.game(false, s.hint)))
+	s.mux.HandleFunc("GET /api/games/{id}/hint", s.limited(analysis, s.searching(searchAnalysis, s.game(false, s.hint))))
 	s.mux.HandleFunc("GET /api/games/{id}/record", s.game(false, s.exportRecord))
 	s.mux.HandleFunc("POST /api/games/{id}/actions", s.game(true, s.actions))
-	s.mux.HandleFunc("GET /api/games/{id}/live", s.liveGame)
+	s.mux.HandleFunc("GET /api/games/{id}/live", s.liveLimited(s.liveGame))
 	s.mux.HandleFunc("GET /api/join/{code}", s.peekInvite)
 	s.mux.HandleFunc("POST /api/join/{code}", s.join)
 	s.mux.HandleFunc("GET /api/online", s.listOnline)
 	s.mux.HandleFunc("GET /api/series/{id}", s.getSeries)
 	s.mux.HandleFunc("POST /api/series/{id}/next", s.nextGame)
-	s.mux.HandleFunc("POST /api/analyze", s.limited(analysis, s.analyze))
+	s.mux.HandleFunc("POST /api/analyze", s.limited(analysis, s.searching(searchAnalysis, s.analyze)))
 	s.mux.HandleFunc("POST /api/games/{id}/review", s.limited(analysis, s.game(false, s.startReview)))
 	s.mux.HandleFunc("GET /api/games/{id}/review", s.game(false, s.getReview))
 	s.mux.HandleFunc("POST /api/position", s.position)
 	s.mux.HandleFunc("GET /api/tablebases", s.tablebaseStatus)
 	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
-	s.guard = s.guarded(s.mux)
+	s.metrics = newMetrics(o.Metrics, s)
+	s.guard = s.metrics.instrument(s.guarded(s.mux))
+	var notice func(play.Notice) string
 	if n, ok := st.(store.Notifier); ok {
-		s.notifier, s.instance = n, newID()
+		s.notifier, s.instance, notice = n, newID(), s.noticeOf
 	}
+	s.table = play.NewTable(st, notice)
+	s.table.OnChange = s.observeChange
 	return s
 }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.guard.ServeHTTP(w, r) }
-
-// apiError is an answer with a status and a message for the user.
-type apiError struct {
-	status     int
-	msg        string
-	retryAfter int // seconds, for 429 and 503
-}
-
-func (e *apiError) Error() string { return e.msg }
-
-func errorf(status int, format string, args ...any) error {
-	return &apiError{status: status, msg: fmt.Sprintf(format, args...)}
-}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -131,47 +134,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, format string, args ...any) {
-	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
-}
-
-// fail answers with err: its own status for an apiError, 404 and 409 for
-// the store's, 503 with Retry-After when storage is busy, failed to save
-// (the change was not made, so the client may try again) or cannot be
-// reached, for reads as for writes, and 500, logged, for anything else.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apiError
-	switch {
-	case errors.As(err, &ae):
-		if ae.retryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
-		}
-		writeError(w, ae.status, "%s", ae.msg)
-	case errors.Is(err, store.ErrNotFound):
-		writeError(w, http.StatusNotFound, "%v", err)
-	case errors.Is(err, store.ErrConflict):
-		writeError(w, http.StatusConflict, "%v", err)
-	case errors.Is(err, store.ErrBusy):
-		s.log.Warn("storage busy", "method", r.Method, "path", logPath(r), "err", err)
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "the database is busy; try again in a moment")
-	case errors.Is(err, store.ErrUnsaved):
-		s.log.Error("storage failed", "method", r.Method, "path", logPath(r), "err", err)
-		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, "the change could not be saved; nothing was changed, try again in a moment")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "the request was cancelled")
-	case store.Unavailable(err):
-		s.log.Error("storage unreachable", "method", r.Method, "path", logPath(r), "err", err)
-		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, "the database cannot be reached; try again in a moment")
-	default:
-		s.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)
-		writeError(w, http.StatusInternalServerError, "internal error; the server's log has the details")
-	}
 }
 
 // logPath is a request's path as the log shows it: an invite code seats
@@ -236,29 +198,6 @@ func jsonProblem(err error) string {
 	return clip(msg)
 }
 
-// loaded is a stored game replayed.
-type loaded struct {
-	stored *store.Game
-	game   *rules.Game
-}
-
-func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
-	sg, err := s.store.Game(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	g, err := rules.NewGame(sg.Start, sg.Rules)
-	if err != nil {
-		return nil, fmt.Errorf("game %s: %w", id, err)
-	}
-	for i, m := range sg.Moves {
-		if err := g.Play(m); err != nil {
-			return nil, fmt.Errorf("game %s: stored move %d: %w", id, i+1, err)
-		}
-	}
-	return &loaded{stored: sg, game: g}, nil
-}
-
 var rngMu sync.Mutex
 var rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x656e646f646f69))
 
@@ -280,23 +219,98 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
-// recordOf returns the game's record with its names and date.
-func recordOf(l *loaded) *record.Record {
-	rec := record.New(l.game)
-	rec.South, rec.North = l.stored.South, l.stored.North
-	// The computer is named with its level, in the name it plays under.
-	if c := l.stored.Computer; c != nil {
-		name := fmt.Sprintf("endodoi (level %d)", c.Level)
-		if c.Side == rules.South && rec.South == "" {
-			rec.South = name
-		} else if c.Side == rules.North && rec.North == "" {
-			rec.North = name
+// Start runs the server's own work until ctx ends: it gives the running
+// clocks back the time the server was down, watches every running clock,
+// records a heartbeat, and expires idle online games. Close waits for it
+// to finish.
+func (s *Server) Start(ctx context.Context) error {
+	s.ctx = ctx
+	now := time.Now()
+	alive, ok, err := s.store.Alive(ctx)
+	if err != nil {
+		return err
+	}
+	if ok && now.Sub(alive) > outage {
+		n, err := s.store.ResumeClocks(ctx, alive, now)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			s.log.Info("clocks given back the time the server was down", "games", n, "outage", now.Sub(alive).Round(time.Second))
 		}
 	}
-	if tag, ok := terminationTag(l); ok {
-		rec.Extra = append(rec.Extra, tag)
+	if err := s.store.SetAlive(ctx, now); err != nil {
+		return err
 	}
-	rec.Event = "endodoi"
-	rec.Date = l.stored.Created.Format("2006-01-02")
-	return rec
+	ids, err := s.store.OpenOnlineGames(ctx, time.Time{})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		s.flag(id)
+	}
+	s.expireIdle(ctx)
+	s.done = make(chan struct{})
+	if s.notifier != nil {
+		go func() {
+			if err := s.notifier.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
+				s.log.Error("listening to the other instances", "err", err)
+			}
+		}()
+	}
+	go s.background(ctx)
+	return nil
+}
+
+func (s *Server) background(ctx context.Context) {
+	defer close(s.done)
+	if s.notifier != nil {
+		synced := make(chan struct{})
+		go func() {
+			defer close(synced)
+			s.syncLoop(ctx)
+		}()
+		defer func() { <-synced }()
+	}
+	beat := time.NewTicker(Heartbeat)
+	defer beat.Stop()
+	sweep := time.NewTicker(time.Hour)
+	defer sweep.Stop()
+	// With other instances: tell them who is connected here, and check
+	// the clocks of every open game, whichever instance started them.
+	shared := time.NewTicker(presenceRefresh)
+	defer shared.Stop()
+	if s.notifier == nil {
+		shared.Stop()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			s.clocks.stopAll()
+			// The last heartbeat: the outage is counted from here.
+			if err := s.store.SetAlive(context.WithoutCancel(ctx), time.Now()); err != nil {
+				s.log.Warn("recording the last heartbeat", "err", err)
+			}
+			return
+		case <-beat.C:
+			if err := s.store.SetAlive(ctx, time.Now()); err != nil && ctx.Err() == nil {
+				s.log.Warn("recording the heartbeat", "err", err)
+			}
+		case <-sweep.C:
+			s.expireIdle(ctx)
+		case <-shared.C:
+			s.tellPresence()
+			s.checkClocks(ctx)
+		}
+	}
+}
+
+// Close waits for the work Start began to finish once its context has
+// ended, after stopping the reviews under way (review.go): a review is
+// made again on request. Started or not, no review starts afterwards.
+func (s *Server) Close() {
+	s.reviews.wait()
+	if s.done != nil {
+		<-s.done
+	}
 }

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"net/http"
 	"time"
 
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -48,58 +51,56 @@ type computerRef struct {
 	Level int    `json:"level"`
 }
 
-func statusName(s rules.Status) string {
-	switch s {
-	case rules.NoLegalMove:
-		return "no-legal-move"
-	case rules.Repetition:
-		return "repetition"
+// view is game g as the API shows it, with its series' tally and, for an
+// online game, its seats, clocks and offers.
+func (s *Server) view(ctx context.Context, g *play.Game) (gameView, error) {
+	v := newGameView(g)
+	if g.Online() != nil {
+		v.Online = s.newOnlineView(g, time.Now())
 	}
-	return "playing"
+	if id := g.Info().SeriesID; id != "" {
+		sr, err := s.store.Series(ctx, id)
+		if err != nil {
+			return v, err
+		}
+		sv := newSeriesView(sr)
+		v.Series = &sv
+	}
+	return v, nil
 }
 
-func newGameView(l *loaded) gameView {
-	g, sg := l.game, l.stored
-	p := g.Position()
+func newGameView(g *play.Game) gameView {
+	b, info := g.Board(), g.Info()
+	p := b.Position()
 	v := gameView{
-		ID: sg.ID, South: sg.South, North: sg.North, Holes: p.Holes(),
-		Variant: g.Rules().Variant.String(), MaxLaps: g.Rules().Laps(),
-		Start: g.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
-		Moves: []string{}, LegalMoves: []string{}, Positions: make([]string, 0, g.Ply()+1),
-		Status: statusName(g.Status()), Result: g.Result().Token(),
-		SeriesID: sg.SeriesID, Created: sg.Created, Updated: sg.Updated,
+		ID: info.ID, South: info.South, North: info.North, Holes: p.Holes(),
+		Variant: b.Rules().Variant.String(), MaxLaps: b.Rules().Laps(),
+		Start: b.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
+		Moves: []string{}, LegalMoves: []string{}, Positions: make([]string, 0, b.Ply()+1),
+		Status: g.Status(), Result: g.Result(),
+		SeriesID: info.SeriesID, Created: info.Created, Updated: info.Updated,
 	}
-	for i := 0; i <= g.Ply(); i++ {
-		v.Positions = append(v.Positions, g.PositionAt(i).String())
+	for i := 0; i <= b.Ply(); i++ {
+		v.Positions = append(v.Positions, b.PositionAt(i).String())
 	}
-	for _, m := range g.Moves() {
+	for _, m := range b.Moves() {
 		v.Moves = append(v.Moves, m.String())
 	}
-	for _, m := range g.LegalMoves() {
-		v.LegalMoves = append(v.LegalMoves, m.String())
+	if g.End() == "" {
+		for _, m := range b.LegalMoves() {
+			v.LegalMoves = append(v.LegalMoves, m.String())
+		}
 	}
-	v.Sowings, v.SowingsFrom = sowingsOf(g, MaxViewLaps)
-	v.Score.South, v.Score.North = g.Score()
-	if sg.Computer != nil {
-		v.Computer = &computerRef{Side: string(sg.Computer.Side.Letter()), Level: sg.Computer.Level}
+	sowings, from := g.Sowings(MaxViewLaps)
+	v.Sowings, v.SowingsFrom = make([]sowingView, 0, len(sowings)), from
+	for _, sw := range sowings {
+		v.Sowings = append(v.Sowings, newSowingView(sw))
 	}
-	if resigned(l) {
-		v.Status, v.Result, v.LegalMoves = onlineStatus(endResign), sg.Result, []string{}
+	v.Score.South, v.Score.North = b.Score()
+	if c := info.Computer; c != nil {
+		v.Computer = &computerRef{Side: string(c.Side.Letter()), Level: c.Level}
 	}
 	return v
-}
-
-// gameStatus is the status of game l as its view shows it: "playing", how
-// the rules ended it, or how it ended otherwise (a resignation; online
-// also time, agreement, abort or expiry).
-func gameStatus(l *loaded) string {
-	if o := l.stored.Online; o != nil && o.End != "" {
-		return onlineStatus(o.End)
-	}
-	if resigned(l) {
-		return onlineStatus(endResign)
-	}
-	return statusName(l.game.Status())
 }
 
 // MaxViewLaps bounds the laps a game view lists in its sowings, since
@@ -109,31 +110,6 @@ func gameStatus(l *loaded) string {
 // games on 16 holes of 12 seeds under two thousand; the latest move
 // always fits.
 const MaxViewLaps = 2 * MaxLaps
-
-// sowingsOf traces the moves of g, the latest first, while their laps
-// stay within budget; it returns the sowings in the order played and the
-// number of earlier moves left out.
-func sowingsOf(g *rules.Game, budget int) ([]sowingView, int) {
-	moves := g.Moves()
-	from, laps := len(moves), 0
-	var rev []sowingView
-	for from > 0 {
-		_, sw, err := g.PositionAt(from-1).Trace(moves[from-1], g.Rules())
-		if err != nil || laps+len(sw.Laps) > budget {
-			// A stored move always replays; the error leaves the earlier
-			// moves out rather than failing the whole view.
-			break
-		}
-		laps += len(sw.Laps)
-		rev = append(rev, newSowingView(sw))
-		from--
-	}
-	out := make([]sowingView, len(rev))
-	for i, sv := range rev {
-		out[len(rev)-1-i] = sv
-	}
-	return out, from
-}
 
 // sowingView is one move lap by lap, for the animation. Holes are numbered
 // in sowing order, 0..2H-1 (South's a.. then North's A..).
@@ -162,6 +138,25 @@ func newSowingView(sw rules.Sowing) sowingView {
 type moveView struct {
 	Game   gameView   `json:"game"`
 	Sowing sowingView `json:"sowing"`
+}
+
+// answer answers with the view of game g.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, status int, g *play.Game) error {
+	v, err := s.view(r.Context(), g)
+	if err == nil {
+		writeJSON(w, status, v)
+	}
+	return err
+}
+
+// answerMove answers with game g after the move that made change ch, and
+// how the move sowed.
+func (s *Server) answerMove(w http.ResponseWriter, r *http.Request, g *play.Game, ch play.Change) error {
+	v, err := s.view(r.Context(), g)
+	if err == nil {
+		writeJSON(w, http.StatusOK, moveView{Game: v, Sowing: newSowingView(*ch.Sowing)})
+	}
+	return err
 }
 
 type summaryView struct {
@@ -193,12 +188,113 @@ func newSummaryView(s store.Summary) summaryView {
 		v.Online, v.ToMove, v.End = true, string(s.ToMove.Letter()), s.End
 		switch {
 		case s.End != "":
-			v.Status = onlineStatus(s.End)
+			v.Status = play.EndStatus(s.End)
 		case s.Result == "*":
 			v.Status = "playing"
 		default:
 			v.Status = "over"
 		}
+	}
+	return v
+}
+
+// summaries are the listing's views of list, each with its score, its
+// status and its computer player, which only the game itself knows.
+func (s *Server) summaries(ctx context.Context, list []store.Summary) ([]summaryView, error) {
+	views := make([]summaryView, 0, len(list))
+	for _, sm := range list {
+		v := newSummaryView(sm)
+		g, err := s.table.Load(ctx, sm.ID)
+		if err != nil {
+			return nil, err
+		}
+		v.Status = g.Status()
+		sc := scoreView{}
+		sc.South, sc.North = g.Board().Score()
+		v.Score = &sc
+		if c := g.Info().Computer; c != nil {
+			v.Computer = &computerRef{Side: string(c.Side.Letter()), Level: c.Level}
+		}
+		views = append(views, v)
+	}
+	return views, nil
+}
+
+// onlineView is the online part of a game as the API shows it.
+type onlineView struct {
+	Seats         sideFlags     `json:"seats"`
+	Connected     sideFlags     `json:"connected"`
+	Watchers      int           `json:"watchers"`
+	Clock         *clockRequest `json:"clock"`
+	Clocks        sideMillis    `json:"clocks"`
+	Running       string        `json:"running"`
+	DrawOffer     string        `json:"drawOffer"`
+	TakebackOffer string        `json:"takebackOffer"`
+	RematchOffer  string        `json:"rematchOffer"`
+	Next          string        `json:"next"`
+	End           string        `json:"end"`
+	Rev           int64         `json:"rev"`
+}
+
+type sideFlags struct {
+	South bool `json:"s"`
+	North bool `json:"n"`
+}
+
+type sideMillis struct {
+	South int64 `json:"s"`
+	North int64 `json:"n"`
+}
+
+func clockView(c store.Clock) *clockRequest {
+	switch {
+	case c.Time == 0:
+		return nil
+	case c.PerMove:
+		return &clockRequest{Days: int(c.Time / (24 * time.Hour))}
+	}
+	return &clockRequest{Minutes: int(c.Time / time.Minute), Increment: int(c.Increment / time.Second)}
+}
+
+func (s *Server) newOnlineView(g *play.Game, now time.Time) *onlineView {
+	o := g.Online()
+	left, running, ok := g.Clocks(now)
+	v := &onlineView{
+		Seats:     sideFlags{o.Seats[rules.South] != "", o.Seats[rules.North] != ""},
+		Clock:     clockView(o.Clock),
+		Clocks:    sideMillis{left[rules.South].Milliseconds(), left[rules.North].Milliseconds()},
+		DrawOffer: o.DrawOffer, TakebackOffer: o.TakebackOffer, RematchOffer: o.RematchOffer,
+		Next: o.Next, End: o.End, Rev: o.Rev,
+	}
+	if ok {
+		v.Running = string(running.Letter())
+	}
+	v.Connected, v.Watchers = s.live.presence(g.ID())
+	return v
+}
+
+// seriesView is a series (ol alai) as the API shows it: its target, the
+// tally and each game's result, oldest first.
+type seriesView struct {
+	ID      string        `json:"id"`
+	Target  int           `json:"target"`
+	Wins    scoreView     `json:"wins"`
+	Draws   int           `json:"draws"`
+	Results []string      `json:"results"`
+	Over    bool          `json:"over"`
+	Winner  string        `json:"winner"` // "s" or "n" once over, else ""
+	Games   []summaryView `json:"games,omitempty"`
+}
+
+func newSeriesView(sr *store.Series) seriesView {
+	t := play.TallyOf(sr)
+	v := seriesView{ID: sr.ID, Target: sr.Target, Results: make([]string, 0, len(sr.Games)),
+		Wins: scoreView{South: t.Wins[rules.South], North: t.Wins[rules.North]}, Draws: t.Draws, Over: t.Over}
+	for _, g := range sr.Games {
+		v.Results = append(v.Results, g.Result)
+	}
+	if t.Over {
+		v.Winner = string(t.Winner.Letter())
 	}
 	return v
 }

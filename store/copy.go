@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -344,56 +343,40 @@ func (d *differ) time(what string, a, b time.Time) {
 }
 
 // inventory lists the games and series in one snapshot.
-func (s *SQLite) inventory(ctx context.Context) (inventory, error) {
+func (c *core) inventory(ctx context.Context) (inventory, error) {
 	var inv inventory
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, touched FROM games ORDER BY rowid`)
+	err := c.eng.read(ctx, func(q runner) error {
+		rs, err := q.query(ctx, `SELECT id, touched FROM games ORDER BY {created}`)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
+		for rs.Next() {
 			var ref placed
-			if err := rows.Scan(&ref.ID, &ref.Touched); err != nil {
+			if err := rs.Scan(&ref.ID, &ref.Touched); err != nil {
+				rs.Close()
 				return err
 			}
 			inv.Games = append(inv.Games, ref)
 		}
-		if err := rows.Err(); err != nil {
+		if err := closeRows(rs); err != nil {
 			return err
 		}
-		rows, err = tx.QueryContext(ctx, `SELECT id FROM series ORDER BY created, id`)
-		if err != nil {
+		if inv.Series, err = ids(q.query(ctx, `SELECT id FROM series ORDER BY created, id`)); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			inv.Series = append(inv.Series, id)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM moves`).Scan(&inv.Moves); err != nil {
-			return err
-		}
-		if s.version < 3 {
-			return nil
-		}
-		return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM online`).Scan(&inv.Online)
+		return q.queryRow(ctx, `SELECT (SELECT COUNT(*) FROM moves), (SELECT COUNT(*) FROM `+c.online+` o)`).Scan(
+			&inv.Moves, &inv.Online)
 	})
 	if err != nil {
-		return inventory{}, fmt.Errorf("listing the games of %s: %w", s.path, err)
+		return inventory{}, fmt.Errorf("listing the games of %s: %w", c.eng.name(), err)
 	}
 	return inv, nil
 }
 
-// restore stores series and games as they are, in one transaction.
-func (s *SQLite) restore(ctx context.Context, series []*Series, games []placedGame) error {
-	return s.write(ctx, "copying games", func(t *wtx) error {
+// restore stores series and games as they are, in one transaction, and
+// moves the order of changes on past the games'.
+func (c *core) restore(ctx context.Context, series []*Series, games []placedGame) error {
+	return c.eng.write(ctx, "copying games", false, func(t *tx) error {
 		for _, sr := range series {
 			if err := t.insertSeries(sr.ID, sr.Created, sr.Target); err != nil {
 				return fmt.Errorf("series %s: %w", sr.ID, err)
@@ -404,10 +387,14 @@ func (s *SQLite) restore(ctx context.Context, series []*Series, games []placedGa
 			if pg.Game.Online != nil {
 				rev = pg.Game.Online.Rev
 			}
-			if err := t.insertGameAt(pg.Game, pg.Touched, rev); err != nil {
+			if err := t.insertGame(pg.Game, t.touchAt(pg.Touched), rev); err != nil {
 				return fmt.Errorf("game %s: %w", pg.Game.ID, err)
 			}
 		}
-		return nil
+		if t.d.afterRestore == "" {
+			return nil
+		}
+		_, err := t.exec(t.d.afterRestore)
+		return err
 	})
 }

@@ -139,3 +139,22 @@ func retryBusy(f func() error) error {
 		pause = min(2*pause, 100*time.Millisecond)
 	}
 }
+
+// pgCode returns the SQLSTATE of a PostgreSQL error, or "".
+func pgCode(err error) string {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// SQLSTATE codes the store tells apart.
+const (
+	pgUniqueViolation     = "23505"
+	pgForeignKeyViolation = "23503"
+	pgSerialization       = "40001"
+	pgDeadlock            = "40P01"
+	pgLockNotAvailable    = "55P03" // lock_timeout ran out
+	pgNoDatabase          = "3D000"
+)

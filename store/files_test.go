@@ -116,7 +116,7 @@ func TestMigrations(t *testing.T) {
 			defer db.Close()
 			// The first release's Open: these pragmas and statements,
 			// and no user_version.
-			for _, q := range []string{`PRAGMA journal_mode = WAL`, migrations[0].sql} {
+			for _, q := range []string{`PRAGMA journal_mode = WAL`, migrations[0].sqlite} {
 				if _, err := db.Exec(q); err != nil {
 					t.Fatal(err)
 				}

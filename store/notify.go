@@ -88,6 +88,8 @@ func (p *Postgres) listen(ctx context.Context, handle func(string), again bool) 
 	if err != nil {
 		return err
 	}
+	p.listening.Store(true)
+	defer p.listening.Store(false)
 	if again {
 		handle("")
 	}

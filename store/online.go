@@ -82,40 +82,21 @@ func (c *Change) updated() time.Time {
 
 // Update changes game id as c says, or returns ErrConflict if the game
 // has changed since the caller read it (ErrNotFound if there is none).
-func (s *SQLite) Update(ctx context.Context, id string, c Change) error {
+func (co *core) Update(ctx context.Context, id string, c Change) error {
 	if err := c.check(id); err != nil {
 		return err
 	}
 	updated := c.updated()
-	return s.write(ctx, "changing a game", func(t *wtx) error {
-		if err := t.setMoves(id, c.Ply, c.From+len(c.Moves), c.Result, updated); err != nil {
-			return err
-		}
-		if c.From < c.Ply {
-			if _, err := t.s.stmts.deleteMoves.ExecContext(t.ctx, id, c.From); err != nil {
-				return err
-			}
-		}
-		if err := t.insertMoves(id, c.From, c.Moves); err != nil {
-			return err
-		}
-		if c.South != nil || c.North != nil {
-			if _, err := t.s.wc.ExecContext(t.ctx, `UPDATE games SET south = COALESCE(?, south), north = COALESCE(?, north)
-				WHERE id = ?`, c.South, c.North, id); err != nil {
-				return err
-			}
-		}
-		if c.Online == nil {
-			return nil
-		}
-		if err := t.updateOnline(id, c.Rev, c.Online); err != nil {
-			return err
-		}
-		if c.Next == nil {
-			return nil
-		}
-		return t.insertGame(c.Next)
-	})
+	what, single := "changing a game", false
+	if c.isMove() && co.d.oneStatementMove {
+		what, single = "storing a move", true
+	}
+	return co.eng.write(ctx, what, single, func(t *tx) error { return t.change(id, &c, updated) })
+}
+
+// isMove reports whether c appends one move and changes nothing else.
+func (c *Change) isMove() bool {
+	return c.Online == nil && c.South == nil && c.North == nil && c.From == c.Ply && len(c.Moves) == 1
 }
 
 // check refuses a change that makes no sense, and readies its next game.
@@ -136,86 +117,13 @@ func (c *Change) check(id string) error {
 	return nil
 }
 
-func onlineArgs(o *Online) []any {
-	var start string
-	if !o.TurnStart.IsZero() {
-		start = o.TurnStart.UTC().Format(timeFormat)
-	}
-	perMove := 0
-	if o.Clock.PerMove {
-		perMove = 1
-	}
-	return []any{o.Seats[rules.South], o.Seats[rules.North], o.Clock.Time.Milliseconds(), o.Clock.Increment.Milliseconds(),
-		perMove, o.Left[rules.South].Milliseconds(), o.Left[rules.North].Milliseconds(), start, o.End, o.DrawOffer,
-		o.TakebackOffer, o.RematchOffer, o.Next}
-}
-
-func (t *wtx) insertOnline(id string, o *Online, rev int64) error {
-	o.Rev = rev
-	args := append([]any{id, o.Invite}, onlineArgs(o)...)
-	_, err := t.s.wc.ExecContext(t.ctx, `INSERT INTO online (game_id, invite, south_seat, north_seat, clock_ms,
-		increment_ms, per_move, south_ms, north_ms, turn_start, end_reason, draw_offer, takeback_offer, rematch_offer,
-		next_game, rev) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, append(args, rev)...)
-	return err
-}
-
-func (t *wtx) updateOnline(id string, rev int64, o *Online) error {
-	args := append(onlineArgs(o), rev+1, id, rev)
-	res, err := t.s.wc.ExecContext(t.ctx, `UPDATE online SET south_seat = ?, north_seat = ?, clock_ms = ?,
-		increment_ms = ?, per_move = ?, south_ms = ?, north_ms = ?, turn_start = ?, end_reason = ?, draw_offer = ?,
-		takeback_offer = ?, rematch_offer = ?, next_game = ?, rev = ? WHERE game_id = ? AND rev = ?`, args...)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		o.Rev = rev + 1
-		return err
-	}
-	return fmt.Errorf("game %s has changed since revision %d: %w", id, rev, ErrConflict)
-}
-
-// readOnline reads the online state of game id, or nil for a game that is
-// not online.
-func (s *SQLite) readOnline(ctx context.Context, tx *sql.Tx, id string) (*Online, error) {
-	if s.version < 3 {
-		return nil, nil
-	}
-	o := &Online{}
-	var clock, inc, south, north int64
-	var perMove int
-	var start string
-	err := tx.QueryRowContext(ctx, `SELECT invite, south_seat, north_seat, clock_ms, increment_ms, per_move,
-		south_ms, north_ms, turn_start, end_reason, draw_offer, takeback_offer, rematch_offer, next_game, rev
-		FROM online WHERE game_id = ?`, id).Scan(&o.Invite, &o.Seats[rules.South], &o.Seats[rules.North], &clock, &inc,
-		&perMove, &south, &north, &start, &o.End, &o.DrawOffer, &o.TakebackOffer, &o.RematchOffer, &o.Next, &o.Rev)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	o.Clock = Clock{Time: time.Duration(clock) * time.Millisecond, Increment: time.Duration(inc) * time.Millisecond, PerMove: perMove == 1}
-	o.Left = [2]time.Duration{time.Duration(south) * time.Millisecond, time.Duration(north) * time.Millisecond}
-	if start != "" {
-		if o.TurnStart, err = parseTime("game "+id+": clock", start); err != nil {
-			return nil, err
-		}
-	}
-	return o, nil
-}
-
 // GameByInvite returns the online game whose invite code is code.
-func (s *SQLite) GameByInvite(ctx context.Context, code string) (*Game, error) {
-	var g *Game
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		var err error
-		g, err = s.game(ctx, tx, `id = (SELECT game_id FROM online WHERE invite = ?)`, code)
-		return err
-	})
+func (c *core) GameByInvite(ctx context.Context, code string) (*Game, error) {
+	g, err := c.game(ctx, `o.invite = ?`, code)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("invite: %w", ErrNotFound) // the code is a secret: not in messages
+	}
 	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("invite: %w", ErrNotFound) // the code is a secret: not in messages
-		}
 		return nil, fmt.Errorf("reading the game of an invite: %w", err)
 	}
 	return g, nil
@@ -223,141 +131,81 @@ func (s *SQLite) GameByInvite(ctx context.Context, code string) (*Game, error) {
 
 // OnlineGames lists the online games in progress, the most recently
 // played first.
-func (s *SQLite) OnlineGames(ctx context.Context, limit int) ([]Summary, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games
-		WHERE id IN (SELECT game_id FROM online WHERE end_reason = '') AND result = '*'
-		ORDER BY touched DESC LIMIT ?`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("listing online games: %w", err)
-	}
-	list, err := scanSummaries(rows)
+func (c *core) OnlineGames(ctx context.Context, limit int) ([]Summary, error) {
+	list, err := summaries(c.pool.query(ctx, c.summaryQuery()+`WHERE o.end_reason = '' AND g.result = '*'
+		ORDER BY g.touched DESC LIMIT ?`, limit))
 	if err != nil {
 		return nil, fmt.Errorf("listing online games: %w", err)
 	}
 	return list, nil
 }
 
-// GamesByID returns the summaries of the games ids names that exist, in
-// the order given.
-func (s *SQLite) GamesByID(ctx context.Context, ids []string) ([]Summary, error) {
-	out := make([]Summary, 0, len(ids))
-	for _, id := range ids {
-		rows, err := s.r.QueryContext(ctx, `SELECT `+s.summaryColumns()+` FROM games WHERE id = ?`, id)
-		if err != nil {
-			return nil, fmt.Errorf("reading game %s: %w", id, err)
-		}
-		list, err := scanSummaries(rows)
-		if err != nil {
-			return nil, fmt.Errorf("reading game %s: %w", id, err)
-		}
-		out = append(out, list...)
-	}
-	return out, nil
-}
-
 // OpenOnlineGames returns the IDs of the online games still in progress
 // whose last change is before idle (all of them for a zero idle), the
 // oldest first: the server watches their clocks and their expiry.
-func (s *SQLite) OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, error) {
-	q := `SELECT g.id FROM games g JOIN online o ON o.game_id = g.id WHERE o.end_reason = '' AND g.result = '*'`
+func (c *core) OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, error) {
+	q := `SELECT g.id FROM games g JOIN ` + c.online + ` o ON o.game_id = g.id WHERE o.end_reason = '' AND g.result = '*'`
 	var args []any
 	if !idle.IsZero() {
 		q += ` AND g.updated < ?`
-		args = append(args, idle.UTC().Format(timeFormat))
+		args = append(args, idle)
 	}
-	rows, err := s.r.QueryContext(ctx, q+` ORDER BY g.touched`, args...)
+	list, err := ids(c.pool.query(ctx, q+` ORDER BY g.touched`, args...))
 	if err != nil {
 		return nil, fmt.Errorf("listing open online games: %w", err)
 	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("listing open online games: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing open online games: %w", err)
-	}
-	return ids, nil
+	return list, nil
 }
 
 // ResumeClocks restarts the running clocks of a server that was last
 // alive at alive and runs again at now: each clock keeps the time it had
 // run while the server was up, and none of the time it was down. It
 // returns how many clocks it resumed.
-func (s *SQLite) ResumeClocks(ctx context.Context, alive, now time.Time) (int, error) {
-	var n int64
-	err := s.write(ctx, "giving the clocks back the outage", func(t *wtx) error {
-		rows, err := t.s.wc.QueryContext(t.ctx, `SELECT game_id, turn_start FROM online WHERE end_reason = '' AND turn_start != ''`)
-		if err != nil {
-			return err
-		}
-		type shift struct{ id, start string }
-		var shifts []shift
-		for rows.Next() {
-			var sh shift
-			if err := rows.Scan(&sh.id, &sh.start); err != nil {
-				rows.Close()
-				return err
-			}
-			shifts = append(shifts, sh)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, sh := range shifts {
-			start, err := parseTime("game "+sh.id+": clock", sh.start)
-			if err != nil {
-				return err
-			}
-			ran := max(0, alive.Sub(start))
-			if _, err := t.s.wc.ExecContext(t.ctx, `UPDATE online SET turn_start = ?, rev = rev + 1 WHERE game_id = ?`,
-				now.Add(-ran).UTC().Format(timeFormat), sh.id); err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
+func (c *core) ResumeClocks(ctx context.Context, alive, now time.Time) (int, error) {
+	var n int
+	err := c.eng.write(ctx, "giving the clocks back the outage", false, func(t *tx) error {
+		var err error
+		n, err = t.resumeClocks(alive, now)
+		return err
 	})
-	return int(n), err
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // SeatExists reports whether some online game has a seat whose token
 // hashes to hash, so that a token of another game can be told from one
 // that was never given.
-func (s *SQLite) SeatExists(ctx context.Context, hash string) (bool, error) {
-	if s.version < 3 || hash == "" {
+func (c *core) SeatExists(ctx context.Context, hash string) (bool, error) {
+	if c.version < 3 || hash == "" {
 		return false, nil
 	}
-	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM online WHERE south_seat = ?) +
-		(SELECT COUNT(*) FROM online WHERE north_seat = ?)`, hash, hash).Scan(&n)
+	var found bool
+	err := c.pool.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM online WHERE south_seat = ?)
+		OR EXISTS (SELECT 1 FROM online WHERE north_seat = ?)`, hash, hash).Scan(&found)
 	if err != nil {
 		return false, fmt.Errorf("looking up a seat: %w", err)
 	}
-	return n > 0, nil
+	return found, nil
 }
 
 // SetAlive records that the server was running at t.
-func (s *SQLite) SetAlive(ctx context.Context, t time.Time) error {
-	return s.write(ctx, "recording the server's heartbeat", func(w *wtx) error {
-		_, err := w.s.wc.ExecContext(w.ctx, `INSERT INTO meta (key, value) VALUES ('alive', ?)
+func (c *core) SetAlive(ctx context.Context, t time.Time) error {
+	return c.eng.write(ctx, "recording the server's heartbeat", true, func(w *tx) error {
+		_, err := w.exec(`INSERT INTO meta (key, value) VALUES ('alive', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, t.UTC().Format(timeFormat))
 		return err
 	})
 }
 
 // Alive returns when the server was last recorded running, if ever.
-func (s *SQLite) Alive(ctx context.Context) (time.Time, bool, error) {
-	if s.version < 3 {
+func (c *core) Alive(ctx context.Context) (time.Time, bool, error) {
+	if c.version < 3 {
 		return time.Time{}, false, nil
 	}
 	var v string
-	err := s.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'alive'`).Scan(&v)
+	err := c.pool.queryRow(ctx, `SELECT value FROM meta WHERE key = 'alive'`).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, false, nil
 	}

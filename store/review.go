@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Review is the stored review of a finished game: the engine's grading of
@@ -41,15 +38,15 @@ func prepareReview(r *Review) error {
 // SaveReview stores the review of game r.GameID, replacing any it had. It
 // sets r.Created to now when it is zero. A game that does not exist is
 // ErrNotFound.
-func (s *SQLite) SaveReview(ctx context.Context, r *Review) error {
+func (c *core) SaveReview(ctx context.Context, r *Review) error {
 	if err := prepareReview(r); err != nil {
 		return err
 	}
-	return s.write(ctx, "storing a review", func(t *wtx) error {
-		_, err := t.s.wc.ExecContext(t.ctx, `INSERT INTO reviews (game_id, review_key, created, data) VALUES (?, ?, ?, ?)
+	return c.eng.write(ctx, "storing a review", true, func(t *tx) error {
+		_, err := t.exec(`INSERT INTO reviews (game_id, review_key, created, data) VALUES (?, ?, ?, ?)
 			ON CONFLICT (game_id) DO UPDATE SET review_key = excluded.review_key, created = excluded.created,
-			data = excluded.data`, r.GameID, r.Key, r.Created.Format(timeFormat), string(r.Data))
-		if hasCode(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY) {
+			data = excluded.data`, r.GameID, r.Key, r.Created, string(r.Data))
+		if t.d.foreignKey(err) {
 			return fmt.Errorf("game %s: %w", r.GameID, ErrNotFound)
 		}
 		return err
@@ -57,59 +54,21 @@ func (s *SQLite) SaveReview(ctx context.Context, r *Review) error {
 }
 
 // Review returns the stored review of game id, or ErrNotFound.
-func (s *SQLite) Review(ctx context.Context, id string) (*Review, error) {
-	if s.version < reviewsVersion {
+func (c *core) Review(ctx context.Context, id string) (*Review, error) {
+	if c.version < reviewsVersion {
 		// A database opened read-only at an older version has none.
 		return nil, fmt.Errorf("review of game %s: %w", id, ErrNotFound)
 	}
 	r := &Review{GameID: id}
-	var created, data string
-	err := s.r.QueryRowContext(ctx, `SELECT review_key, created, data FROM reviews WHERE game_id = ?`, id).Scan(
-		&r.Key, &created, &data)
+	var data string
+	err := c.pool.queryRow(ctx, `SELECT review_key, created, data FROM reviews WHERE game_id = ?`, id).Scan(
+		&r.Key, timeCol{&r.Created}, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("review of game %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the review of game %s: %w", id, err)
 	}
-	if r.Created, err = parseTime("review of game "+id, created); err != nil {
-		return nil, err
-	}
-	r.Data = []byte(data)
-	return r, nil
-}
-
-// SaveReview stores the review of game r.GameID, replacing any it had. It
-// sets r.Created to now when it is zero. A game that does not exist is
-// ErrNotFound.
-func (p *Postgres) SaveReview(ctx context.Context, r *Review) error {
-	if err := prepareReview(r); err != nil {
-		return err
-	}
-	return p.write(ctx, "storing a review", false, func(ctx context.Context, q pgExec) error {
-		_, err := q.Exec(ctx, `INSERT INTO reviews (game_id, review_key, created, data) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (game_id) DO UPDATE SET review_key = excluded.review_key, created = excluded.created,
-			data = excluded.data`, r.GameID, r.Key, r.Created, string(r.Data))
-		if pgCode(err) == pgForeignKeyViolation {
-			return fmt.Errorf("game %s: %w", r.GameID, ErrNotFound)
-		}
-		return err
-	})
-}
-
-// Review returns the stored review of game id, or ErrNotFound.
-func (p *Postgres) Review(ctx context.Context, id string) (*Review, error) {
-	r := &Review{GameID: id}
-	var data string
-	err := p.pool.QueryRow(ctx, `SELECT review_key, created, data FROM reviews WHERE game_id = $1`, id).Scan(
-		&r.Key, &r.Created, &data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("review of game %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the review of game %s: %w", id, err)
-	}
-	r.Created = pgTime(r.Created)
 	r.Data = []byte(data)
 	return r, nil
 }

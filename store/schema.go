@@ -4,23 +4,38 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// migration brings a database from version-1 to version.
+// migration brings a database from version-1 to version, in each
+// engine's dialect.
 type migration struct {
-	version int
-	sql     string
+	version          int
+	sqlite, postgres string
 }
 
 // migrations is every change of the schema since the first release, oldest
-// first. PRAGMA user_version holds the version a database is at; Open runs
-// the ones it lacks, each in a transaction of its own. A migration, once
-// released, never changes: a new one is added instead.
+// first, for both engines: the same versions, tables and columns
+// (TestSchemasAlike compares them). PostgreSQL keeps times as TIMESTAMPTZ
+// (the store writes them to the millisecond, in UTC) where SQLite keeps
+// text, booleans as BOOLEAN where SQLite keeps 0 or 1, the time of a
+// clock that does not run as NULL where SQLite keeps ”, and draws the
+// store-wide order of changes from a sequence; its games have a column
+// seq for SQLite's rowid.
+//
+// On SQLite, PRAGMA user_version holds the version a database is at; Open
+// runs the ones it lacks, each in a transaction of its own. On PostgreSQL
+// the table schema_version holds it, and OpenPostgres runs them in one
+// transaction. A migration, once released, never changes: a new one is
+// added instead.
 var migrations = []migration{
 	// Version 1 is the layout of the first release. Those databases have
 	// it with user_version 0, so it must run harmlessly over them: every
 	// statement says IF NOT EXISTS.
-	{1, `
+	{1,
+		// SQLite
+		`
 CREATE TABLE IF NOT EXISTS series (
 	id      TEXT PRIMARY KEY,
 	created TEXT NOT NULL,
@@ -50,11 +65,53 @@ CREATE TABLE IF NOT EXISTS moves (
 	move    TEXT NOT NULL,
 	PRIMARY KEY (game_id, ply)
 );
+`,
+		// PostgreSQL
+		`
+CREATE TABLE series (
+	id      TEXT PRIMARY KEY,
+	created TIMESTAMPTZ NOT NULL,
+	target  INTEGER NOT NULL
+);
+-- The store-wide order of the changes of games (games.touched).
+CREATE SEQUENCE touched;
+CREATE TABLE games (
+	seq            BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE, -- the order of creation (SQLite's rowid)
+	id             TEXT PRIMARY KEY,
+	created        TIMESTAMPTZ NOT NULL,
+	updated        TIMESTAMPTZ NOT NULL,
+	south          TEXT NOT NULL,
+	north          TEXT NOT NULL,
+	start          TEXT NOT NULL,
+	variant        TEXT NOT NULL,
+	max_laps       INTEGER NOT NULL,
+	computer_side  TEXT NOT NULL,
+	computer_level INTEGER NOT NULL,
+	series_id      TEXT REFERENCES series(id),
+	result         TEXT NOT NULL,
+	moves          INTEGER NOT NULL,
+	touched        BIGINT NOT NULL -- store-wide order of the last change
+);
+CREATE INDEX games_touched ON games(touched);
+CREATE INDEX games_series ON games(series_id, seq);
+CREATE TABLE moves (
+	game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	ply     INTEGER NOT NULL,
+	move    TEXT NOT NULL,
+	PRIMARY KEY (game_id, ply)
+);
 `},
 	// Version 2: the key an imported game was stored under, so that
 	// importing it again finds it instead of storing it twice. Games made
 	// here have none (NULL), which the unique index allows many times.
-	{2, `
+	{2,
+		// SQLite
+		`
+ALTER TABLE games ADD COLUMN import_key TEXT;
+CREATE UNIQUE INDEX games_import_key ON games(import_key);
+`,
+		// PostgreSQL
+		`
 ALTER TABLE games ADD COLUMN import_key TEXT;
 CREATE UNIQUE INDEX games_import_key ON games(import_key);
 `},
@@ -62,7 +119,9 @@ CREATE UNIQUE INDEX games_import_key ON games(import_key);
 	// online: its invite, its seats (hashes of their tokens), its clocks
 	// and its open offers. meta keeps the time the server was last known
 	// alive, so that a restart gives the outage back to running clocks.
-	{3, `
+	{3,
+		// SQLite
+		`
 CREATE TABLE online (
 	game_id        TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
 	invite         TEXT NOT NULL UNIQUE,
@@ -88,15 +147,54 @@ CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
 );
+`,
+		// PostgreSQL
+		`
+CREATE TABLE online (
+	game_id        TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+	invite         TEXT NOT NULL UNIQUE,
+	south_seat     TEXT NOT NULL,
+	north_seat     TEXT NOT NULL,
+	clock_ms       BIGINT NOT NULL,
+	increment_ms   BIGINT NOT NULL,
+	per_move       BOOLEAN NOT NULL,
+	south_ms       BIGINT NOT NULL,
+	north_ms       BIGINT NOT NULL,
+	turn_start     TIMESTAMPTZ, -- NULL when no clock runs
+	end_reason     TEXT NOT NULL,
+	draw_offer     TEXT NOT NULL,
+	takeback_offer TEXT NOT NULL,
+	rematch_offer  TEXT NOT NULL,
+	next_game      TEXT NOT NULL,
+	rev            BIGINT NOT NULL
+);
+CREATE INDEX online_open ON online(end_reason, turn_start);
+CREATE INDEX online_south_seat ON online(south_seat);
+CREATE INDEX online_north_seat ON online(north_seat);
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
 `},
 	// Version 4: the reviews of finished games, so that each is computed
 	// once. review_key says what a review was made from (the game's moves
 	// and the search budget); data is the review as the server serves it.
-	{4, `
+	{4,
+		// SQLite
+		`
 CREATE TABLE reviews (
 	game_id    TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
 	review_key TEXT NOT NULL,
 	created    TEXT NOT NULL,
+	data       TEXT NOT NULL
+);
+`,
+		// PostgreSQL
+		`
+CREATE TABLE reviews (
+	game_id    TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+	review_key TEXT NOT NULL,
+	created    TIMESTAMPTZ NOT NULL,
 	data       TEXT NOT NULL
 );
 `},
@@ -164,7 +262,7 @@ func runMigration(ctx context.Context, conn *sql.Conn, m migration) error {
 	}); err != nil {
 		return err
 	}
-	_, err := conn.ExecContext(ctx, m.sql)
+	_, err := conn.ExecContext(ctx, m.sqlite)
 	if err == nil {
 		// The pragma takes no parameter; the version is a number we wrote.
 		_, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version))
@@ -180,4 +278,57 @@ func runMigration(ctx context.Context, conn *sql.Conn, m migration) error {
 		return err
 	}
 	return nil
+}
+
+// migrationLock is the key of the advisory lock under which a program
+// migrates a PostgreSQL database, so that instances starting together
+// migrate it once: the others wait, then find nothing to do.
+const migrationLock int64 = 0x656e646f646f6931 // "endodoi1"
+
+// pgMigrate brings the database on conn to version target in one
+// transaction under migrationLock, and returns the version it is at. A
+// database of a newer program is refused, unchanged.
+func pgMigrate(ctx context.Context, conn *pgx.Conn, where string, target int) (int, error) {
+	version := 0
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		// Another instance may hold the lock while it migrates; it takes
+		// no longer than its statements.
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '60s'`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+			return fmt.Errorf("waiting for another instance's schema update: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&version); err != nil {
+			return fmt.Errorf("reading the schema version: %w", err)
+		}
+		if version > latestVersion {
+			return newerError(where, version)
+		}
+		was := version
+		for _, m := range migrations {
+			if m.version <= version || m.version > target {
+				continue
+			}
+			if _, err := tx.Exec(ctx, m.postgres); err != nil {
+				return fmt.Errorf("updating to schema version %d: %w", m.version, err)
+			}
+			version = m.version
+		}
+		if version == was {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM schema_version`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO schema_version (version) VALUES ($1)`, version)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("opening %s: %w", where, err)
+	}
+	return version, nil
 }

@@ -338,7 +338,7 @@ func testRacingSameMove(t *testing.T, open func() Store) {
 func hold(t *testing.T, s *SQLite) (release func()) {
 	t.Helper()
 	in, out := make(chan struct{}), make(chan struct{})
-	go s.write(context.Background(), "holding", func(*wtx) error {
+	go s.write(context.Background(), "holding", false, func(*tx) error {
 		close(in)
 		<-out
 		return nil

@@ -1,5 +1,8 @@
 package store
 
+// SQLite's one writer: it runs the changes that callers ask for at the
+// same moment in one transaction, each in a savepoint of its own.
+
 import (
 	"context"
 	"database/sql"
@@ -7,10 +10,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-
-	sqlite3 "modernc.org/sqlite/lib"
-
-	"github.com/endodoi/endodoi/rules"
 )
 
 // A write's state: queued until the writer takes it into a transaction,
@@ -24,19 +23,17 @@ const (
 // write is a change a caller asked for.
 type write struct {
 	what  string
-	do    func(*wtx) error
+	do    func(*tx) error
 	state atomic.Int32
 	done  chan error // the answer; buffered, so the writer never waits
 }
 
-// statements are the writer's prepared statements.
+// statements are the writer's prepared statements of its own; the
+// changes' statements are prepared as they come (stmtCache).
 type statements struct {
-	begin, commit, rollback              *sql.Stmt
-	savepoint, release, rollbackTo       *sql.Stmt
-	maxTouched                           *sql.Stmt
-	insertSeries, insertGame, insertMove *sql.Stmt
-	advance, gameMoves, deleteMoves      *sql.Stmt
-	gameByKey                            *sql.Stmt
+	begin, commit, rollback        *sql.Stmt
+	savepoint, release, rollbackTo *sql.Stmt
+	maxTouched                     *sql.Stmt
 }
 
 func prepare(ctx context.Context, c *sql.Conn) (*statements, error) {
@@ -52,17 +49,6 @@ func prepare(ctx context.Context, c *sql.Conn) (*statements, error) {
 		{&st.release, `RELEASE write`},
 		{&st.rollbackTo, `ROLLBACK TO write`},
 		{&st.maxTouched, `SELECT COALESCE(MAX(touched), 0) FROM games`},
-		{&st.insertSeries, `INSERT INTO series (id, created, target) VALUES (?, ?, ?)`},
-		{&st.insertGame, `INSERT INTO games (id, created, updated, south, north, start, variant, max_laps,
-			computer_side, computer_level, series_id, result, moves, touched, import_key)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
-		{&st.insertMove, `INSERT INTO moves (game_id, ply, move) VALUES (?, ?, ?)`},
-		// One statement checks the count and moves it on: the common case
-		// costs no read.
-		{&st.advance, `UPDATE games SET moves = ?, result = ?, updated = ?, touched = ? WHERE id = ? AND moves = ?`},
-		{&st.gameMoves, `SELECT moves FROM games WHERE id = ?`},
-		{&st.deleteMoves, `DELETE FROM moves WHERE game_id = ? AND ply >= ?`},
-		{&st.gameByKey, `SELECT id FROM games WHERE import_key = ?`},
 	} {
 		s, err := c.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -76,8 +62,7 @@ func prepare(ctx context.Context, c *sql.Conn) (*statements, error) {
 func (st *statements) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{st.begin, st.commit, st.rollback, st.savepoint, st.release, st.rollbackTo,
-		st.maxTouched, st.insertSeries, st.insertGame, st.insertMove, st.advance, st.gameMoves, st.deleteMoves,
-		st.gameByKey} {
+		st.maxTouched} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -85,102 +70,12 @@ func (st *statements) close() error {
 	return errors.Join(errs...)
 }
 
-// wtx is the writer's transaction as a write sees it.
-type wtx struct {
-	s       *SQLite
-	ctx     context.Context
-	touched int64 // the last touched value given out
-}
-
-// touch returns the next value of the store-wide order of changes.
-func (t *wtx) touch() int64 {
-	t.touched++
-	return t.touched
-}
-
-func (t *wtx) insertSeries(id string, created time.Time, target int) error {
-	_, err := t.s.stmts.insertSeries.ExecContext(t.ctx, id, created.Format(timeFormat), target)
-	return err
-}
-
-func (t *wtx) insertGame(g *Game) error {
-	return t.insertGameAt(g, t.touch(), 1)
-}
-
-// insertGameAt stores g at the given place in the order of changes and,
-// for an online game, at revision rev: a new game is at the next place and
-// revision 1, a copied one where it was.
-func (t *wtx) insertGameAt(g *Game, touched, rev int64) error {
-	t.touched = max(t.touched, touched)
-	side, level := computerColumns(g)
-	var series, key any
-	if g.SeriesID != "" {
-		series = g.SeriesID
-	}
-	if g.ImportKey != "" {
-		key = g.ImportKey
-	}
-	_, err := t.s.stmts.insertGame.ExecContext(t.ctx, g.ID, g.Created.Format(timeFormat), g.Updated.Format(timeFormat),
-		g.South, g.North, g.Start.String(), g.Rules.Variant.String(), g.Rules.Laps(), side, level, series, g.Result,
-		len(g.Moves), touched, key)
-	switch {
-	case hasCode(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY):
-		return fmt.Errorf("series %s: %w", g.SeriesID, ErrNotFound)
-	case hasCode(err, sqlite3.SQLITE_CONSTRAINT_UNIQUE) && key != nil:
-		// The import key is the games table's only UNIQUE constraint (the
-		// ID is its primary key, which has a code of its own).
-		var id string
-		if err := t.s.stmts.gameByKey.QueryRowContext(t.ctx, key).Scan(&id); err != nil {
-			return fmt.Errorf("finding the game with import key %q: %w", g.ImportKey, err)
-		}
-		g.ID = id
-		return fmt.Errorf("game with import key %q: %w as %s", g.ImportKey, ErrExists, id)
-	case err != nil:
-		return err
-	}
-	if err := t.insertMoves(g.ID, 0, g.Moves); err != nil {
-		return err
-	}
-	if g.Online != nil {
-		return t.insertOnline(g.ID, g.Online, rev)
-	}
-	return nil
-}
-
-func (t *wtx) insertMoves(id string, from int, moves []rules.Move) error {
-	for i, m := range moves {
-		if _, err := t.s.stmts.insertMove.ExecContext(t.ctx, id, from+i, m.String()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// setMoves sets the move count of game id, which must be had, to n.
-func (t *wtx) setMoves(id string, had, n int, result string, updated time.Time) error {
-	res, err := t.s.stmts.advance.ExecContext(t.ctx, n, result, updated.Format(timeFormat), t.touch(), id, had)
-	if err != nil {
-		return err
-	}
-	if k, err := res.RowsAffected(); err != nil || k == 1 {
-		return err
-	}
-	var stored int
-	err = t.s.stmts.gameMoves.QueryRowContext(t.ctx, id).Scan(&stored)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("game %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("game %s has %d moves, not %d: %w", id, stored, had, ErrConflict)
-}
-
-// write asks the writer for a change and waits for its answer. A caller
-// whose ctx ends before its change is taken into a transaction gets ctx's
-// error and the change is not made; once taken, the change is seen
-// through.
-func (s *SQLite) write(ctx context.Context, what string, do func(*wtx) error) error {
+// write asks the writer for a change and waits for its answer (see
+// engine). Every change, single or not, runs in a savepoint of the
+// writer's transaction. A caller whose ctx ends before its change is
+// taken into a transaction gets ctx's error and the change is not made;
+// once taken, the change is seen through.
+func (s *SQLite) write(ctx context.Context, what string, single bool, do func(*tx) error) error {
 	if s.readOnly {
 		return fmt.Errorf("%s: %w: %s was opened for reading only", what, ErrReadOnly, s.path)
 	}
@@ -253,6 +148,7 @@ func (s *SQLite) commit(batch []*write) {
 	ctx := context.Background()
 	errs := make([]error, len(live))
 	st := s.stmts
+	start := time.Now()
 	err := retryBusy(func() error {
 		_, err := st.begin.ExecContext(ctx)
 		return err
@@ -261,7 +157,7 @@ func (s *SQLite) commit(batch []*write) {
 		s.abort(ctx, live, errs, fmt.Errorf("starting a transaction: %w", err))
 		return
 	}
-	t := &wtx{s: s, ctx: ctx}
+	t := &tx{ctx: ctx, q: sqliteRunner{db: s.wc, stmts: s.cache}, d: sqliteDialect, counted: true}
 	// Reading the highest touched value (the index's last entry) for each
 	// transaction keeps the order right even if another program wrote.
 	if err := st.maxTouched.QueryRowContext(ctx).Scan(&t.touched); err != nil {
@@ -294,6 +190,7 @@ func (s *SQLite) commit(batch []*write) {
 		s.abort(ctx, live, errs, fmt.Errorf("committing: %w", err))
 		return
 	}
+	s.committed(len(live), start)
 	s.answer(live, errs)
 }
 

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,27 @@ func (m Match) String() string {
 	}
 	return fmt.Sprintf("pass %d  %-10s -> %s  score %.1f%% of %d games  %s  (%v)", m.Pass, m.Weight,
 		FormatWeights(m.Candidate), 100*m.Score, m.Games, verdict, m.Elapsed.Round(time.Second))
+}
+
+// WriteRun runs cfg from the weights start and writes its report: the
+// starting weights, a line for each match, the tuned weights, and with
+// verify game pairs above 0 the tuned weights' score against start in a
+// match of fresh openings (Verify).
+func WriteRun(ctx context.Context, w io.Writer, cfg Config, start engine.Weights, verify int) error {
+	fmt.Fprintf(w, "start: %s\n", FormatWeights(start))
+	best, err := Run(ctx, cfg, start, func(m Match) { fmt.Fprintln(w, m) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "tuned: %s\n", FormatWeights(best))
+	if verify > 0 {
+		score, games, err := Verify(ctx, cfg, best, start, verify)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "verify: tuned against start, %d fresh games at depth %d: %.1f%%\n", games, cfg.Depth, 100*score)
+	}
+	return nil
 }
 
 // Verify plays tuned against start on pairs fresh openings (of another

@@ -54,8 +54,8 @@ func TestContentTypes(t *testing.T) {
 			t.Errorf("GET %s: empty body", c.path)
 		}
 	}
-	if rec := get(t, http.MethodGet, "/", nil); !strings.Contains(rec.Body.String(), `id="board"`) {
-		t.Error("GET / does not serve the page with the board")
+	if rec := get(t, http.MethodGet, "/", nil); !strings.Contains(rec.Body.String(), `id="table"`) {
+		t.Error("GET / does not serve the page with the game's table")
 	}
 	if rec := get(t, http.MethodGet, "/", nil); rec.Header().Get("Content-Security-Policy") == "" {
 		t.Error("GET / has no Content-Security-Policy")
@@ -91,7 +91,7 @@ func TestETagRevalidation(t *testing.T) {
 }
 
 func TestGzip(t *testing.T) {
-	plain := get(t, http.MethodGet, "/js/play.js", nil)
+	plain := get(t, http.MethodGet, "/js/game.js", nil)
 	if plain.Header().Get("Content-Encoding") != "" {
 		t.Fatal("gzipped for a client that did not ask")
 	}
@@ -99,7 +99,7 @@ func TestGzip(t *testing.T) {
 		t.Error("no Vary: Accept-Encoding")
 	}
 	for _, accept := range []string{"gzip", "gzip, deflate, br", "br;q=1.0, gzip;q=0.8", "*"} {
-		rec := get(t, http.MethodGet, "/js/play.js", map[string]string{"Accept-Encoding": accept})
+		rec := get(t, http.MethodGet, "/js/game.js", map[string]string{"Accept-Encoding": accept})
 		if rec.Header().Get("Content-Encoding") != "gzip" {
 			t.Errorf("Accept-Encoding %q: not gzipped", accept)
 			continue
@@ -120,7 +120,7 @@ func TestGzip(t *testing.T) {
 		}
 	}
 	for _, accept := range []string{"gzip;q=0", "identity", "br"} {
-		if rec := get(t, http.MethodGet, "/js/play.js", map[string]string{"Accept-Encoding": accept}); rec.Header().Get("Content-Encoding") != "" {
+		if rec := get(t, http.MethodGet, "/js/game.js", map[string]string{"Accept-Encoding": accept}); rec.Header().Get("Content-Encoding") != "" {
 			t.Errorf("Accept-Encoding %q: gzipped anyway", accept)
 		}
 	}
@@ -171,7 +171,8 @@ const pageBudget = 240_000
 
 // lazy lists what the page loads only when it is needed, in parts, each
 // with its budget: Learn's script and puzzles when Learn is first opened,
-// the review's script when a finished game is first shown.
+// the review's script when a finished game is first shown, the online
+// games' controller when an online game is first shown.
 var lazy = []struct {
 	name   string
 	files  func(name string) bool
@@ -181,6 +182,7 @@ var lazy = []struct {
 		return name == "static/js/learn.js" || strings.HasPrefix(name, "static/learn/")
 	}, 40_000},
 	{"Review", func(name string) bool { return name == "static/js/review.js" }, 30_000},
+	{"Online", func(name string) bool { return name == "static/js/onlinegame.js" }, 20_000},
 }
 
 func TestPageWeight(t *testing.T) {
@@ -332,9 +334,11 @@ func TestCatalogs(t *testing.T) {
 var (
 	// data-i18n="key", data-i18n-aria-label="key", data-i18n-title="key", ...
 	htmlKey = regexp.MustCompile(`data-i18n(?:-[a-z-]+)?="([^"]+)"`)
-	// t("key" and tp("key" in the scripts; tp's key names a plural group.
+	// t("key" and tp("key" in the scripts; tp's key names a plural group;
+	// dataset.i18n = "key" for markup the scripts draw.
 	jsKey    = regexp.MustCompile(`\bt\(\s*"([^"]+)"`)
 	jsPlural = regexp.MustCompile(`\btp\(\s*"([^"]+)"`)
+	jsMarkup = regexp.MustCompile(`\.dataset\.i18n = "([^"]+)"`)
 	// Any other call of t or tp, with a computed key the test cannot check.
 	jsDynamic = regexp.MustCompile(`\btp?\(\s*[^"\s)]`)
 )
@@ -360,6 +364,9 @@ func usedKeys(t *testing.T) map[string]string {
 		case ".js":
 			text = stripComments(text)
 			for _, m := range jsKey.FindAllStringSubmatch(text, -1) {
+				used[m[1]] = name
+			}
+			for _, m := range jsMarkup.FindAllStringSubmatch(text, -1) {
 				used[m[1]] = name
 			}
 			for _, m := range jsPlural.FindAllStringSubmatch(text, -1) {

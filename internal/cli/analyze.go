@@ -2,17 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
-	"github.com/endodoi/endodoi/rules"
 )
 
 // defaultAnalyzeTime is analyze's limit when none is given.
@@ -69,17 +65,19 @@ var analyzeCommand = &command{
 			if err != nil {
 				return err
 			}
-			progress := unlessQuiet(env.Stderr, !*verbose)
-			var tb *egtb.Tablebase
-			if *egtbDir != "" {
-				if tb, err = egtb.Open(*egtbDir, p.Holes(), r); err != nil && !errors.Is(err, egtb.ErrNotFound) {
-					return err
-				}
-				if tb == nil {
-					fmt.Fprintf(env.Stderr, "note: no endgame database for %d holes a row under %s in %s\n", p.Holes(), r, *egtbDir)
-				}
+			tb, err := openTablebase(env, *egtbDir, p.Holes(), r)
+			if err != nil {
+				return err
 			}
-			return analyze(ctx, env.Stdout, progress, engine.Config{Rules: r, Threads: *threads}, p, lim, k, tb)
+			cfg := engine.Config{Rules: r, Threads: *threads}
+			if tb != nil {
+				cfg.Tablebase = tb // only a non-nil one: a nil pointer in the interface would be probed
+			}
+			e, err := engine.New(cfg)
+			if err != nil {
+				return err
+			}
+			return e.WriteAnalysis(ctx, env.Stdout, unlessQuiet(env.Stderr, !*verbose), p, lim, k)
 		}
 	},
 }
@@ -94,65 +92,4 @@ func parseMultiPV(s string) (int, error) {
 		return 0, usagef("--multipv %q: want a number from 1, or all", s)
 	}
 	return k, nil
-}
-
-// analyze prints the k best moves of p (all of them for k == 0). progress,
-// if not nil, receives a line per completed depth.
-func analyze(ctx context.Context, w, progress io.Writer, cfg engine.Config, p rules.Position, lim engine.Limits, k int, tb *egtb.Tablebase) error {
-	r := cfg.Rules
-	mover := p.ToMove()
-	fmt.Fprintf(w, "position: %s\n", p)
-	fmt.Fprintf(w, "%s to move; captured so far: South %d, North %d\n", mover, p.Captured(rules.South), p.Captured(rules.North))
-	moves := p.LegalMoves(r)
-	if len(moves) == 0 {
-		fmt.Fprintf(w, "%s\n", rules.GameOverText(p, -1))
-		return nil
-	}
-	if tb != nil {
-		cfg.Tablebase = tb
-		v, err := tb.Value(p)
-		switch {
-		case err == nil:
-			fmt.Fprintf(w, "tablebase: value %s for %s to move, %s\n", egtb.Signed(v), p.ToMove(), egtb.Describe(p, v))
-		case errors.Is(err, egtb.ErrBeyond):
-			fmt.Fprintf(w, "tablebase: holds up to %d seeds on the board (this position has %d); probed in the search\n", tb.MaxSeeds(), p.OnBoard())
-		default:
-			return err
-		}
-	}
-	e, err := engine.New(cfg)
-	if err != nil {
-		return err
-	}
-	var report func(engine.Info)
-	if progress != nil {
-		report = func(info engine.Info) {
-			if k == 1 {
-				fmt.Fprintf(progress, "depth %d: %s  %s  nodes %d  time %dms  %s\n", info.Depth,
-					info.PV[0], engine.ScoreText(info.Score, info.Exact), info.Nodes, info.Elapsed.Milliseconds(), rules.MoveList(info.PV))
-			} else {
-				fmt.Fprintf(progress, "depth %d: best %s  %s  (%d moves scored)\n", info.Depth, info.PV[0], engine.ScoreText(info.Score, info.Exact), len(moves))
-			}
-		}
-	}
-	lines, info, err := e.BestLines(ctx, p, nil, lim, k, report)
-	if err != nil {
-		return err
-	}
-	if len(lines) == 0 {
-		return fmt.Errorf("the search found no move in %v", p)
-	}
-	elapsed := info.Elapsed.Round(time.Millisecond)
-	switch {
-	case k == 1:
-		fmt.Fprintf(w, "search: depth %d, %d nodes, %v\n", info.Depth, info.Nodes, elapsed)
-	case info.Depth == 0:
-		fmt.Fprintf(w, "search: stopped before the first depth was done; the moves are unscored, %v\n", elapsed)
-	default:
-		fmt.Fprintf(w, "search: depth %d, %v\n", info.Depth, elapsed)
-	}
-	for i, l := range lines {
-		fmt.Fprintf(w, "%d. %s  %s  (%s)  %s\n", i+1, l.Move, engine.ScoreText(l.Score, l.Exact), engine.FinalText(p, l.Score, l.Exact), rules.MoveList(l.PV))
-	}
-	return nil
 }

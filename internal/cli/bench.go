@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"flag"
-	"fmt"
-	"time"
 
 	"github.com/endodoi/endodoi/engine"
 )
@@ -36,22 +34,7 @@ var benchCommand = &command{
 			if err != nil {
 				return usagef("%v", err)
 			}
-			i := 0
-			nodes, elapsed, err := e.Bench(ctx, *depth, func(s string, res engine.Result) {
-				i++
-				exact := ""
-				if res.Exact {
-					exact = " exact"
-				}
-				fmt.Fprintf(env.Stdout, "%2d  %-46s depth %2d  %-6s score %s%s  nodes %d  %v\n",
-					i, s, res.Depth, res.Move, res.Score, exact, res.Nodes, res.Elapsed.Round(time.Millisecond))
-			})
-			if err != nil {
-				return err
-			}
-			nps := uint64(float64(nodes) / max(elapsed.Seconds(), 1e-9))
-			fmt.Fprintf(env.Stdout, "nodes %d\ntime %v\nnps %d\n", nodes, elapsed.Round(time.Millisecond), nps)
-			return nil
+			return e.WriteBench(ctx, env.Stdout, *depth)
 		}
 	},
 }

@@ -76,7 +76,11 @@ var egtbCommand = &command{
 				if err != nil {
 					return err
 				}
-				return egtbProbe(env.Stdout, *dir, p, r)
+				tb, err := egtb.Open(*dir, p.Holes(), r)
+				if err != nil {
+					return err
+				}
+				return tb.WriteProbe(env.Stdout, p)
 			case "verify":
 				if len(args) > 0 {
 					return usagef("verify takes no arguments (got %q)", args[0])
@@ -106,14 +110,6 @@ func egtbBuild(ctx context.Context, env Env, progress io.Writer, opt egtb.Option
 	}
 	rep.Write(env.Stdout)
 	return nil
-}
-
-func egtbProbe(w io.Writer, dir string, p rules.Position, r rules.Rules) error {
-	tb, err := egtb.Open(dir, p.Holes(), r)
-	if err != nil {
-		return err
-	}
-	return tb.WriteProbe(w, p)
 }
 
 func egtbVerify(ctx context.Context, env Env, progress io.Writer, dir string, holes, seeds int, r rules.Rules, workers int) error {

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
+	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -82,4 +85,20 @@ func unlessQuiet(w io.Writer, quiet bool) io.Writer {
 // interruptible returns ctx cancelled also by Ctrl-C or SIGTERM.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+// openTablebase opens the endgame databases in dir (none when dir is
+// empty) for boards of holes a row under r; when dir holds none for them,
+// it says so on standard error and returns nil, and the command goes on
+// without.
+func openTablebase(env Env, dir string, holes int, r rules.Rules) (*egtb.Tablebase, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	tb, err := egtb.Open(dir, holes, r)
+	if errors.Is(err, egtb.ErrNotFound) {
+		fmt.Fprintf(env.Stderr, "note: no endgame database for %d holes a row under %s in %s\n", holes, r, dir)
+		return nil, nil
+	}
+	return tb, err
 }

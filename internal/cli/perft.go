@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/endodoi/endodoi/rules"
 )
@@ -25,7 +23,7 @@ var perftCommand = &command{
 		var rf rulesFlags
 		rf.register(fs)
 		divide := fs.Bool("divide", false, "also print the count at the full depth below each first move")
-		stats := fs.Bool("stats", false, "print time and moves per second to standard error")
+		showStats := fs.Bool("stats", false, "print time and moves per second to standard error")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) < 2 {
 				return usagef("want a position and a depth")
@@ -38,30 +36,7 @@ var perftCommand = &command{
 			if err != nil {
 				return err
 			}
-			start := time.Now()
-			counts, divided, err := rules.PerftParallel(ctx, p, r, depth, 0)
-			if err != nil {
-				return err
-			}
-			elapsed := time.Since(start)
-			for d := 1; d <= depth; d++ {
-				fmt.Fprintf(env.Stdout, "%d %d\n", d, counts[d])
-			}
-			if *divide {
-				for _, dm := range divided {
-					fmt.Fprintf(env.Stdout, "%s %d\n", dm.Move, dm.Count)
-				}
-			}
-			if *stats {
-				var moves uint64
-				for _, c := range counts[1:] {
-					moves += c
-				}
-				fmt.Fprintf(env.Stderr, "%d sequences of %d moves, %d moves in all, %v, %.1f M moves/s\n",
-					counts[depth], depth, moves, elapsed.Round(time.Millisecond),
-					float64(moves)/elapsed.Seconds()/1e6)
-			}
-			return nil
+			return rules.WritePerft(ctx, env.Stdout, unlessQuiet(env.Stderr, !*showStats), p, r, depth, *divide)
 		}
 	},
 }

@@ -114,20 +114,15 @@ var playCommand = &command{
 	},
 }
 
-// parseSide reads --side or --first.
+// parseSide reads --side or --first; with random, "random" is allowed too
+// (South until the side is drawn).
 func parseSide(flagName, v string, random bool) (rules.Side, error) {
-	switch strings.ToLower(v) {
-	case "south", "s":
-		return rules.South, nil
-	case "north", "n":
-		return rules.North, nil
-	case "random":
-		if random {
-			return rules.South, nil
-		}
-	}
-	if random {
+	s, err := rules.ParseSide(v)
+	switch {
+	case err == nil, random && strings.EqualFold(v, "random"):
+		return s, nil
+	case random:
 		return 0, usagef("%s %q: want south, north or random", flagName, v)
 	}
-	return 0, usagef("%s %q: want south or north", flagName, v)
+	return 0, usagef("%s %v", flagName, err)
 }

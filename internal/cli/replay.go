@@ -24,14 +24,7 @@ var replayCommand = &command{
 			if len(args) != 1 {
 				return usagef("want one record file, or - for standard input")
 			}
-			var rec *record.Record
-			var g *rules.Game
-			var err error
-			if args[0] == "-" {
-				rec, g, err = record.Load(env.Stdin, "standard input")
-			} else {
-				rec, g, err = record.LoadFile(args[0])
-			}
+			rec, g, err := loadRecord(env, args[0])
 			if err != nil {
 				return err
 			}
@@ -47,4 +40,13 @@ var replayCommand = &command{
 			return nil
 		}
 	},
+}
+
+// loadRecord reads and checks the game record in the file name, or on
+// standard input for "-".
+func loadRecord(env Env, name string) (*record.Record, *rules.Game, error) {
+	if name == "-" {
+		return record.Load(env.Stdin, "standard input")
+	}
+	return record.LoadFile(name)
 }

@@ -22,13 +22,14 @@ const DefaultAddr = "127.0.0.1:8080"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "play in the browser: start the game's web server (the default command)",
-	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--behind-proxy] [--egtb folder]",
+	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--behind-proxy] [--egtb folder] [--tls-domain name]... [--tls-cert file --tls-key file] [--http-addr host:port] [--drain d] [--shutdown-timeout d] [--live-per-client n] [--games-per-hour n] [--invites-per-hour n] [--open-invites n] [--analysis-time d]",
 	examples: []string{
 		"endodoi serve",
 		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
 		"endodoi serve --addr 0.0.0.0:8080   # reachable from other devices on the network",
 		"endodoi serve --host endodoi.example.org   # behind a proxy that keeps the Host header",
 		"endodoi serve --db postgres://endodoi@db.example.org:5432/endodoi   # games in PostgreSQL, shared by several servers",
+		"endodoi serve --tls-domain endodoi.example.org   # a public site over HTTPS on ports 443 and 80 (docs/deploy.md)",
 	},
 	setup: func(fs *flag.FlagSet) func(ctx context.Context, env Env, args []string) error {
 		addr := fs.String("addr", DefaultAddr, "`host:port` to listen on")
@@ -39,6 +40,8 @@ var serveCommand = &command{
 		fs.Var(&hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
 		tables := fs.String("egtb", "", "`folder` of endgame databases for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
 		build := fs.Bool("egtb-build", true, "build the small endgame databases a board lacks, in the background on one core, when the board is first played")
+		site := server.AddSiteFlags(fs)
+		limits := server.AddLimitFlags(fs)
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
@@ -49,10 +52,13 @@ var serveCommand = &command{
 			if *db != "" && !store.IsPostgresURL(*db) {
 				return usagef("--db %s: want a postgres:// URL", store.RedactURL(*db))
 			}
-			log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-			return serve(ctx, env, *db, *data, server.ListenConfig{Addr: *addr, Hosts: hosts, Site: web.Handler(), Log: log,
-				Options:    server.Options{TrustProxy: *behindProxy},
-				Tablebases: egtb.NewLibrary(*tables, egtb.LibraryOptions{AutoBuild: *build, Logger: log})})
+			cfg := server.ListenConfig{Addr: *addr, Hosts: hosts, Site: web.Handler(), Options: server.Options{TrustProxy: *behindProxy, ClientLimits: limits.Limits()}}
+			if err := site.Apply(fs, &cfg, *data); err != nil {
+				return usagef("%v", err)
+			}
+			cfg.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
+			cfg.Tablebases = egtb.NewLibrary(*tables, egtb.LibraryOptions{AutoBuild: *build, Logger: cfg.Log})
+			return serve(ctx, env, *db, *data, cfg)
 		}
 	},
 }

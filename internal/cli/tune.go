@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/tune"
@@ -53,20 +52,7 @@ var tuneCommand = &command{
 			}
 			cfg := tune.Config{Rules: r, Boards: holes, Pairs: *pairs, Depth: *depth, OpeningPlies: 2, Passes: *passes,
 				Step: engine.Score(*step * float64(engine.Seed)), Accept: *accept, Seed: *seed, Workers: *workers}
-			fmt.Fprintf(env.Stdout, "start: %s\n", tune.FormatWeights(start))
-			best, err := tune.Run(ctx, cfg, start, func(m tune.Match) { fmt.Fprintln(env.Stdout, m) })
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(env.Stdout, "tuned: %s\n", tune.FormatWeights(best))
-			if *verify > 0 {
-				score, games, err := tune.Verify(ctx, cfg, best, start, *verify)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "verify: tuned against start, %d fresh games at depth %d: %.1f%%\n", games, *depth, 100*score)
-			}
-			return nil
+			return tune.WriteRun(ctx, env.Stdout, cfg, start, *verify)
 		}
 	},
 }

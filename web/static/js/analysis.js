@@ -8,7 +8,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { t, num } from "./i18n.js";
-import { parsePosition, startPosition, indexOf, ownerOf, letterOf, sideOfMove } from "./notation.js";
+import { parsePosition, startPosition, indexOf, ownerOf, letterOf, sideOfMove, roundOf } from "./notation.js";
 import { animateSowing } from "./sowing.js";
 import { moveSentence, endSentence, resultSentence, evalText, sideName } from "./explain.js";
 import { busy, isBusy, showMessage, clearMessage, showError, el, initialAnalysisSpeed, rememberSpeed } from "./ui.js";
@@ -425,7 +425,7 @@ function renderLine(container, node, own, tag) {
   for (let n = node; n; n = n.children[0]) {
     if (!round || n.ply % 2 === 1) {
       round = el(tag, "pair");
-      const r = Math.ceil(n.ply / 2);
+      const r = roundOf(n.ply);
       const no = el("span", "pair-no", n.ply % 2 === 1 ? `${num(r)}.` : `${num(r)}…`);
       no.title = t("moves.round", { n: num(r) });
       round.append(no);
@@ -459,7 +459,7 @@ function moveButton(node) {
   b.type = "button";
   b.dataset.ply = String(node.ply);
   b.dataset.node = String(node.id);
-  b.setAttribute("aria-label", t("moves.item", { round: num(Math.ceil(node.ply / 2)), player: sideName(sideOfMove(node.move)), move: node.move }));
+  b.setAttribute("aria-label", t("moves.item", { round: num(roundOf(node.ply)), player: sideName(sideOfMove(node.move)), move: node.move }));
   if (node === shown()) b.setAttribute("aria-current", "step");
   b.addEventListener("click", () => showNode(node));
   return b;

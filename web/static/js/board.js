@@ -280,3 +280,41 @@ export function diagram(container, h, seeds) {
   b.append(north, groove, south);
   container.append(b);
 }
+
+/**
+ * Draws a board's frame into table, a placeholder of the page: the
+ * players' strips, the piles and the board, their ids prefixed as the
+ * table's ("an-table": "an-board"). data-parts adds "marks" (turn marks,
+ * tallies, the piles' labels) and "names" (the game's names, presence,
+ * clocks and the computer thinking).
+ */
+export function drawFrame(table) {
+  const p = table.id.slice(0, -5);
+  const parts = table.dataset.parts || "";
+  const marks = parts.includes("marks");
+  const names = parts.includes("names");
+  const make = (tag, cls, attrs, ...kids) => {
+    const e = el(tag, cls);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    e.append(...kids);
+    return e;
+  };
+  const mute = { "aria-hidden": "true" };
+  const rows = [];
+  for (const side of ["north", "south"]) {
+    const key = { "data-i18n": "side." + side };
+    const strip = make("div", "player " + side, { id: p + "player-" + side });
+    const pile = make("div", "pile " + side, { id: p + "pile-" + side, "data-count": "0", role: "img" }, make("span", "tray"), make("span", "pile-count", mute, "0"));
+    if (marks) strip.append(make("span", "turn-mark", mute));
+    if (names) strip.append(make("span", "player-name", { id: "name-" + side }));
+    strip.append(make("span", "side-label", { id: p + side + "-label", ...key }));
+    if (marks) strip.append(make("span", "tally", { id: p + "tally-" + side }));
+    if (marks) pile.append(make("span", "pile-label", { ...mute, ...key }));
+    if (names) strip.append(make("span", "presence", { id: "presence-" + side, hidden: "" }), make("span", "clock", { id: "clock-" + side, role: "timer", hidden: "" }));
+    if (names && side === "north") {
+      strip.append(make("span", "thinking", { id: "thinking", hidden: "" }, make("span", "dots", mute), make("span", "", { "data-i18n": "play.thinking" })));
+    }
+    rows.push(strip, pile);
+  }
+  table.replaceChildren(rows[0], rows[1], make("div", "board", { id: p + "board", dir: "ltr" }), rows[3], rows[2]);
+}

@@ -5,14 +5,15 @@
 // shortcuts go to the screen shown.
 
 import { initI18n, onLanguageChange, t } from "./i18n.js";
-import { diagram } from "./board.js";
-import * as play from "./play.js";
+import { diagram, drawFrame } from "./board.js";
+import * as play from "./game.js";
+import { localGame } from "./localgame.js";
 import * as analysis from "./analysis.js";
 import * as history from "./history.js";
 import * as join from "./join.js";
 import { openAbout, renderAbout } from "./about.js";
 import { initNewGame, update as updateNewGame } from "./newgame.js";
-import { busy, showError, leaveScreen } from "./ui.js";
+import { busy, showError, leaveScreen, speedControl } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn"];
@@ -135,13 +136,16 @@ function currentPly() {
 }
 
 async function start() {
+  // The boards' frames and speed choices are drawn once, before the page is translated.
+  for (const table of document.querySelectorAll(".table")) drawFrame(table);
+  for (const label of document.querySelectorAll("label[data-speed]")) speedControl(label);
   await busy(async () => {
     try {
       await initI18n($("lang"));
     } catch (err) {
       showError(err);
     }
-    play.initPlay();
+    play.initPlay(localGame, () => import("./onlinegame.js"));
     analysis.initAnalysis();
     history.initHistory();
     join.initJoin();

@@ -2,7 +2,7 @@
 // each move a button that shows the position after it.
 
 import { t, num } from "./i18n.js";
-import { sideOfMove } from "./notation.js";
+import { sideOfMove, roundOf } from "./notation.js";
 import { el } from "./ui.js";
 
 /**
@@ -20,15 +20,15 @@ export function renderMoves(list, moves, current, nameOf, onSelect) {
     const li = el("li", "pair");
     // The numbers count rounds (a move of each player), as game records do;
     // "move" always means one player's move.
-    const no = el("span", "pair-no", `${num(i / 2 + 1)}.`);
-    no.title = t("moves.round", { n: num(i / 2 + 1) });
+    const no = el("span", "pair-no", `${num(roundOf(i + 1))}.`);
+    no.title = t("moves.round", { n: num(roundOf(i + 1)) });
     li.append(no);
     for (let ply = i + 1; ply <= Math.min(i + 2, moves.length); ply++) {
       const move = moves[ply - 1];
       const b = el("button", "move", move);
       b.type = "button";
       b.dataset.ply = String(ply);
-      b.setAttribute("aria-label", t("moves.item", { round: num(Math.ceil(ply / 2)), player: nameOf(sideOfMove(move)), move }));
+      b.setAttribute("aria-label", t("moves.item", { round: num(roundOf(ply)), player: nameOf(sideOfMove(move)), move }));
       if (ply === current) b.setAttribute("aria-current", "step");
       b.addEventListener("click", () => onSelect(ply));
       li.append(b);

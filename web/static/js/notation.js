@@ -57,6 +57,9 @@ export function sideOfMove(letter) {
 
 export const other = (side) => (side === "s" ? "n" : "s");
 
+/** The round of move ply (from 1): a round is one move of each player, as game records number them. */
+export const roundOf = (ply) => Math.ceil(ply / 2);
+
 /** The seeds on the board of a parsed position. */
 export function boardSeeds(pos) {
   return pos.board.reduce((a, b) => a + b, 0);

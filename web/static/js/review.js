@@ -9,7 +9,7 @@ import { ApiError } from "./api.js";
 import { t, tp, num, signed, language } from "./i18n.js";
 import { busy, showError, announce, el } from "./ui.js";
 import { playerName, hasReview } from "./explain.js";
-import { parsePosition, indexOf, sideOfMove } from "./notation.js";
+import { parsePosition, indexOf, sideOfMove, roundOf } from "./notation.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -25,7 +25,7 @@ let game = null; // the game view shown, when it is finished
 let view = 0; // the ply shown
 let goTo = () => {}; // shows a ply of the game
 let showAt = () => {}; // shows a position off the game's moves in place of a ply's
-let step = null; // the best line's position the board shows, as play.js last showed it, or null
+let step = null; // the best line's position the board shows, as the game screen last showed it, or null
 let state = null; // {key, id, status, progress, review, error}
 let timer = 0;
 let wanted = null; // the game whose review was asked for from the list of games
@@ -278,9 +278,6 @@ function done(rv) {
   grid.append(chart, notes);
   return [grid];
 }
-
-/** The round of the move at ply, as the move list numbers it: South's move then North's. */
-const roundOf = (ply) => Math.ceil(ply / 2);
 
 /** The round number before the move at ply in a line: "3." for a round's first move, "3…" for its second. */
 function roundMark(ply) {

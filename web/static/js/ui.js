@@ -172,3 +172,17 @@ export function sleep(ms, signal) {
     }
   });
 }
+
+/** Fills a placeholder label with the choice of the animation speed: a select whose id is the label's data-speed. */
+export function speedControl(label) {
+  const text = el("span");
+  text.dataset.i18n = "play.speed";
+  const select = el("select");
+  select.id = label.dataset.speed;
+  const option = (value) => select.appendChild(Object.assign(el("option"), { value }));
+  option("slow").dataset.i18n = "speed.slow";
+  option("normal").dataset.i18n = "speed.normal";
+  option("fast").dataset.i18n = "speed.fast";
+  option("instant").dataset.i18n = "speed.instant";
+  label.replaceChildren(text, select);
+}

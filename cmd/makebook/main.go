@@ -4,7 +4,7 @@
 // endgame databases in a folder. A position whose value is not proven in
 // the time allowed is left out, and so is every position after it.
 //
-//	go run ./book/makebook --egtb DIR --board standard:6x4:2 [--board ...] > book/book.txt
+//	go run ./cmd/makebook --egtb DIR --board standard:6x4:2 [--board ...] > book/book.txt
 //
 // docs/solutions.md gives the commands that made the shipped book.
 package main
@@ -80,7 +80,7 @@ func main() {
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	fmt.Println("# The opening book of proven values: variant, lap cap, position, value for the side to move.")
-	fmt.Println("# Written by book/makebook; see docs/solutions.md.")
+	fmt.Println("# Written by cmd/makebook; see docs/solutions.md.")
 	for _, b := range boards {
 		if err := write(ctx, os.Stdout, log, *dir, *limit, b); err != nil {
 			log.Error("board failed", "board", fmt.Sprintf("%dx%d", b.holes, b.seeds), "err", err)

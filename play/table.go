@@ -1,0 +1,154 @@
+package play
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
+)
+
+// Table is where games are played: it loads them from the store, and
+// makes, stores and tells each change of them. The changes of one game
+// are made one at a time, under the game's lock (With).
+type Table struct {
+	store store.Store
+	locks locks
+	// notice, when not nil, is the notice a change sends to the other
+	// instances sharing the store, through the change's own transaction.
+	notice func(Notice) string
+	// OnChange, when not nil, is told of every change once it is stored,
+	// with the game as it is then, before the call that made it returns:
+	// of a move, and of a flag that fell while a request was on its way.
+	OnChange func(ctx context.Context, g *Game, c Change)
+}
+
+// NewTable returns a table over st; notice, if not nil, writes the notice
+// of each change for the other instances.
+func NewTable(st store.Store, notice func(Notice) string) *Table {
+	return &Table{store: st, notice: notice}
+}
+
+// Notice is what the other instances are told of a change of a game.
+type Notice struct {
+	Game  string
+	Event string
+	// Rev is the online game's revision after the change; 0 for a game
+	// played on one device.
+	Rev int64
+	// Deadline is when the running clock falls after the change; zero
+	// when none runs.
+	Deadline time.Time
+	// Board is the game's board after the change while it is an online
+	// game not ended otherwise than by the rules; nil otherwise.
+	Board *rules.Game
+}
+
+// Change is a change made to a game: what its watchers are told.
+type Change struct {
+	// Event names the change: "move", "takeback", "join", "resign",
+	// "timeout", "rematch" and the other actions (docs/api.md).
+	Event string
+	// Sowing is how the move sowed, for a move.
+	Sowing *rules.Sowing
+}
+
+// deadline is when the running clock of online state o falls in game b,
+// or zero: what a change's notice tells the other instances' timers.
+func deadline(o *store.Online, b *rules.Game) time.Time {
+	if o == nil || o.TurnStart.IsZero() || o.Clock.Time == 0 || o.End != "" || b.Over() {
+		return time.Time{}
+	}
+	return o.TurnStart.Add(o.Left[b.Position().ToMove()])
+}
+
+// edit is a change to store: the game's board is brought up to date
+// already; the rest is here.
+type edit struct {
+	event        string
+	had          int // the moves before the change
+	from         int // the moves kept; moves follow them
+	moves        []rules.Move
+	result       string
+	online       *store.Online // the new online state; nil for a game on one device
+	south, north *string       // new names, when not nil
+	next         *store.Game   // the game that follows, stored with the change
+	at           time.Time     // when the change happened; zero for now
+	sowing       *rules.Sowing
+}
+
+// commit stores edit e of game g, sets the rest of g's state to what was
+// stored, and tells OnChange.
+func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
+	ch := store.Change{Ply: e.had, From: e.from, Moves: e.moves, Result: e.result, Online: e.online,
+		South: e.south, North: e.north, Next: e.next}
+	if o := g.info.Online; o != nil {
+		ch.Rev = o.Rev
+	}
+	if t.notice != nil {
+		n := Notice{Game: g.info.ID, Event: e.event}
+		if e.online != nil {
+			n.Rev = ch.Rev + 1
+			n.Deadline = deadline(e.online, g.board)
+			if e.online.End == "" {
+				n.Board = g.board
+			}
+		}
+		ch.Notice = t.notice(n)
+	}
+	if e.at.IsZero() {
+		e.at = time.Now()
+	}
+	e.at = e.at.UTC().Truncate(time.Millisecond)
+	ch.At = e.at
+	if err := t.store.Update(ctx, g.info.ID, ch); err != nil {
+		return Change{}, err
+	}
+	g.info.Result, g.info.Updated = e.result, e.at
+	if e.online != nil {
+		g.info.Online = e.online
+	}
+	if e.south != nil {
+		g.info.South = *e.south
+	}
+	if e.north != nil {
+		g.info.North = *e.north
+	}
+	c := Change{Event: e.event, Sowing: e.sowing}
+	if t.OnChange != nil {
+		t.OnChange(ctx, g, c)
+	}
+	return c, nil
+}
+
+// Load returns game id as stored, replayed.
+func (t *Table) Load(ctx context.Context, id string) (*Game, error) { return load(ctx, t.store, id) }
+
+// Create stores the new game sg, with the moves board has played from its
+// start (nil for none), and with series > 0 the series to that many wins
+// that it starts. A record imported again finds its game (created false).
+func (t *Table) Create(ctx context.Context, sg *store.Game, board *rules.Game, series int) (g *Game, created bool, err error) {
+	if board == nil {
+		if board, err = rules.NewGame(sg.Start, sg.Rules); err != nil {
+			return nil, false, errorf(ErrBadRequest, "%v", err)
+		}
+	}
+	sg.Result = board.Result().Token()
+	if series > 0 {
+		err = t.store.CreateSeriesGame(ctx, series, sg)
+	} else {
+		err = t.store.CreateGame(ctx, sg)
+	}
+	if errors.Is(err, store.ErrExists) {
+		// The same record imported again: its game, as it is now.
+		g, err = t.Load(ctx, sg.ID)
+		return g, false, err
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	g = &Game{info: *sg, board: board, sowings: make([]*rules.Sowing, board.Ply())}
+	g.info.Moves = nil
+	return g, true, nil
+}

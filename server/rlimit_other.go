@@ -1,0 +1,10 @@
+//go:build !unix
+
+package server
+
+// openFileLimit returns 0: the limit on open files is not known here.
+func openFileLimit() uint64 { return 0 }
+
+// RaiseFileLimit does nothing where the system has no such limit to
+// raise.
+func RaiseFileLimit() (uint64, error) { return 0, nil }
