@@ -168,8 +168,16 @@ func (s *Server) relay(id, event string, withSowing bool) {
 		if event == "" {
 			s.clocks.watch(s, g)
 		}
-		if o := g.Online(); o != nil && event != "presence" && o.Rev <= s.live.rev(id) {
+		rev, moves := s.live.sent(id)
+		o := g.Online()
+		if o != nil && event != "presence" && o.Rev <= rev {
 			return nil
+		}
+		// A resync that catches up on one change, a move, tells it as the
+		// move it is, with its sowing: the clients animate it as they
+		// would have from its notice, which came late or not at all.
+		if event == "" && o != nil && rev > 0 && o.Rev == rev+1 && g.Board().Ply() == moves+1 {
+			event, withSowing = "move", true
 		}
 		v, err := s.view(ctx, g)
 		if err != nil {

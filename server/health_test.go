@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -191,66 +190,6 @@ func TestStopTimeout(t *testing.T) {
 	}
 }
 
-// switchProxy forwards connections to target; while off, it cuts the
-// connections open and refuses new ones, as when the database goes away,
-// and it forwards again once on.
-type switchProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	off    bool
-	conns  []net.Conn
-}
-
-func newSwitchProxy(t *testing.T, target string) *switchProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &switchProxy{ln: ln, target: target}
-	t.Cleanup(func() { ln.Close(); p.set(true) })
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			off := p.off
-			p.mu.Unlock()
-			if off {
-				in.Close()
-				continue
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go func() { io.Copy(out, in); out.Close() }()
-			go func() { io.Copy(in, out); in.Close() }()
-		}
-	}()
-	return p
-}
-
-// set cuts the database off (off) or lets it through again.
-func (p *switchProxy) set(off bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.off = off
-	if off {
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.conns = nil
-	}
-}
-
 // waitStatus polls GET url until it answers want, for up to limit, and
 // returns how long that took.
 func waitStatus(t *testing.T, c *http.Client, url string, want int, limit time.Duration) time.Duration {
@@ -275,8 +214,8 @@ func TestReadyDatabaseCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newSwitchProxy(t, u.Host)
-	u.Host = proxy.ln.Addr().String()
+	proxy := pgtest.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
 	st, err := store.OpenPostgres(context.Background(), u.String())
 	if err != nil {
 		t.Fatal(err)
@@ -305,16 +244,17 @@ func TestReadyDatabaseCut(t *testing.T) {
 	if code, body := probe(t, c, "GET", base+"readyz", ""); code != http.StatusOK {
 		t.Fatalf("GET /readyz at the start: %d %q", code, body)
 	}
-	proxy.set(true)
+	proxy.Refuse(true)
+	proxy.Cut()
 	d := waitStatus(t, c, base+"readyz", http.StatusServiceUnavailable, 5*time.Second)
 	t.Logf("not ready %v after the cut", d)
-	if code, body := probe(t, c, "GET", base+"readyz", ""); !strings.Contains(body, "not ready") || strings.Contains(body, proxy.ln.Addr().String()) {
+	if code, body := probe(t, c, "GET", base+"readyz", ""); !strings.Contains(body, "not ready") || strings.Contains(body, proxy.Addr()) {
 		t.Errorf("GET /readyz with the database cut: %d %q", code, body)
 	}
 	if code, _ := probe(t, c, "GET", base+"healthz", ""); code != http.StatusOK {
 		t.Errorf("GET /healthz with the database cut: %d, want 200 (alive)", code)
 	}
-	proxy.set(false)
+	proxy.Refuse(false)
 	d = waitStatus(t, c, base+"readyz", http.StatusOK, 15*time.Second)
 	t.Logf("ready %v after the database came back", d)
 	cancel()

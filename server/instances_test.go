@@ -1,14 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,206 +114,6 @@ func TestInstancesRematchRace(t *testing.T) {
 	}
 }
 
-// pgProxy forwards TCP connections to PostgreSQL and cuts them on
-// command: when a chosen text goes by from the client, as it does or a
-// message later.
-type pgProxy struct {
-	t      *testing.T
-	ln     net.Listener
-	target string
-
-	mu    sync.Mutex
-	conns map[*proxyConn]bool
-	trap  *proxyTrap
-}
-
-type proxyConn struct {
-	client, server net.Conn
-	listens        atomic.Bool // the client sent LISTEN on it
-	stalled        atomic.Bool // bytes go nowhere, and the connection stays open
-}
-
-// proxyTrap cuts the connection whose client sends marker: without
-// passing on the bytes that hold it (cutDrop), right after them
-// (cutAfter), or after the client's next bytes, its commit (cutNext).
-type proxyTrap struct {
-	marker []byte
-	mode   string
-	sprung chan struct{}
-}
-
-const (
-	cutDrop  = "drop"
-	cutAfter = "after"
-	cutNext  = "next"
-)
-
-func startPGProxy(t *testing.T, target string) *pgProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &pgProxy{t: t, ln: ln, target: target, conns: map[*proxyConn]bool{}}
-	go p.accept()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *pgProxy) accept() {
-	for {
-		client, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		server, err := net.Dial("tcp", p.target)
-		if err != nil {
-			client.Close()
-			continue
-		}
-		c := &proxyConn{client: client, server: server}
-		p.mu.Lock()
-		p.conns[c] = true
-		p.mu.Unlock()
-		go p.toServer(c)
-		go p.toClient(c)
-	}
-}
-
-// toServer forwards what the client sends, watching for the trap's marker
-// (which may straddle two reads).
-func (p *pgProxy) toServer(c *proxyConn) {
-	defer p.cut(c)
-	buf := make([]byte, 64<<10)
-	var tail []byte
-	var pending *proxyTrap // sprung in cutNext mode: cut after the next bytes
-	for {
-		n, err := c.client.Read(buf)
-		if err != nil {
-			return
-		}
-		chunk := buf[:n]
-		if bytes.Contains(chunk, []byte("LISTEN ")) {
-			c.listens.Store(true)
-		}
-		if c.stalled.Load() {
-			continue
-		}
-		if pending != nil {
-			c.server.Write(chunk)
-			close(pending.sprung)
-			return
-		}
-		p.mu.Lock()
-		trap := p.trap
-		hit := trap != nil && bytes.Contains(append(tail, chunk...), trap.marker)
-		if hit {
-			p.trap = nil
-		}
-		p.mu.Unlock()
-		if hit {
-			switch trap.mode {
-			case cutDrop:
-				close(trap.sprung)
-				return
-			case cutAfter:
-				c.server.Write(chunk)
-				close(trap.sprung)
-				return
-			case cutNext:
-				pending = trap
-			}
-		}
-		if _, err := c.server.Write(chunk); err != nil {
-			return
-		}
-		if trap != nil {
-			tail = append(tail[:0], chunk[max(0, len(chunk)-len(trap.marker)):]...)
-		}
-	}
-}
-
-// toClient forwards what the server sends, unless the connection is
-// stalled.
-func (p *pgProxy) toClient(c *proxyConn) {
-	defer p.cut(c)
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := c.server.Read(buf)
-		if err != nil {
-			return
-		}
-		if c.stalled.Load() {
-			continue
-		}
-		if _, err := c.client.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
-// stallListeners makes the listening connections go silent without
-// closing: their notices are lost, and nothing tells their client so.
-func (p *pgProxy) stallListeners() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for c := range p.conns {
-		if c.listens.Load() {
-			c.stalled.Store(true)
-			n++
-		}
-	}
-	return n
-}
-
-func (p *pgProxy) cut(c *proxyConn) {
-	c.client.Close()
-	c.server.Close()
-	p.mu.Lock()
-	delete(p.conns, c)
-	p.mu.Unlock()
-}
-
-// arm sets the trap for the next connection that sends marker.
-func (p *pgProxy) arm(marker, mode string) *proxyTrap {
-	tr := &proxyTrap{marker: []byte(marker), mode: mode, sprung: make(chan struct{})}
-	p.mu.Lock()
-	p.trap = tr
-	p.mu.Unlock()
-	return tr
-}
-
-func (p *pgProxy) disarm() {
-	p.mu.Lock()
-	p.trap = nil
-	p.mu.Unlock()
-}
-
-func (p *pgProxy) close() {
-	p.ln.Close()
-	p.mu.Lock()
-	conns := make([]*proxyConn, 0, len(p.conns))
-	for c := range p.conns {
-		conns = append(conns, c)
-	}
-	p.mu.Unlock()
-	for _, c := range conns {
-		p.cut(c)
-	}
-}
-
-// through returns the database URL dbURL reached through the proxy.
-func (p *pgProxy) through(t *testing.T, dbURL string) string {
-	t.Helper()
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Host = p.ln.Addr().String()
-	return u.String()
-}
-
 // waitLive returns the first message of c that ok accepts within d.
 func waitLive(c *liveClient, d time.Duration, ok func(liveMessage) bool) (liveMessage, bool) {
 	timeout := time.After(d)
@@ -346,8 +143,9 @@ func TestInstancesAnnounceWhatTheyCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startPGProxy(t, u.Host)
-	a, b := startInstance(t, proxy.through(t, dbURL)), startInstance(t, dbURL)
+	proxy := pgtest.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	a, b := startInstance(t, u.String()), startInstance(t, dbURL)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	const body = `{"online": true, "holes": 8}`
 	g, tokens := instancePair(t, ta, tb, body)
@@ -355,7 +153,7 @@ func TestInstancesAnnounceWhatTheyCommit(t *testing.T) {
 	// The move's notice, and no other: the event is in every notice's
 	// text, as sent in the query's parameters.
 	const marker = `"e":"move"`
-	modes := []string{cutDrop, cutAfter, cutNext}
+	modes := []pgtest.CutPoint{pgtest.BeforeMarker, pgtest.AfterMarker, pgtest.AfterNext}
 	const rounds = 9
 	acked, refused := 0, 0
 	for round := 0; round < rounds; {
@@ -374,16 +172,15 @@ func TestInstancesAnnounceWhatTheyCommit(t *testing.T) {
 			continue
 		}
 		mode := modes[round%len(modes)]
-		trap := proxy.arm(marker, mode)
+		sprung := proxy.CutWhen(marker, mode)
 		move := g.LegalMoves[len(g.LegalMoves)/2]
 		code, raw := ta.seat("POST", "/api/games/"+g.ID+"/moves", tokens[rules.South],
 			fmt.Sprintf(`{"move": %q, "ply": %d}`, move, ply), nil)
 		select {
-		case <-trap.sprung:
+		case <-sprung:
 		case <-time.After(5 * time.Second):
 			t.Fatalf("round %d: the proxy never saw the notice of South's move (answer %d %s)", round, code, raw)
 		}
-		proxy.disarm()
 		// A commit cut short may still land a moment after A's answer:
 		// PostgreSQL settles it once it has read the bytes it was sent.
 		stored := false
@@ -432,8 +229,9 @@ func TestInstancesResyncSilentListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startPGProxy(t, u.Host)
-	a, b := startInstance(t, dbURL), startInstance(t, proxy.through(t, dbURL))
+	proxy := pgtest.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	a, b := startInstance(t, dbURL), startInstance(t, u.String())
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 8}`)
 	north := dialLive(t, b.web.URL, g.ID)
@@ -441,7 +239,7 @@ func TestInstancesResyncSilentListener(t *testing.T) {
 	// The news of North's arrival, which carries the game as it is, has
 	// gone out before the moves.
 	time.Sleep(3 * presenceDelay)
-	if n := proxy.stallListeners(); n != 1 {
+	if n := proxy.StallListeners(); n != 1 {
 		t.Fatalf("%d listening connections of B stalled, want 1", n)
 	}
 	for range 3 {
@@ -458,10 +256,12 @@ func TestInstancesResyncSilentListener(t *testing.T) {
 			fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], ply), nil); code != http.StatusOK {
 			t.Fatalf("South's move on A: %d %s", code, raw)
 		}
-		if _, ok := waitLive(north, 5*time.Second, func(m liveMessage) bool {
-			return m.Game != nil && len(m.Game.Moves) > ply
+		// The catching up tells the move as a move, with its sowing, so
+		// that North's page animates it as usual.
+		if _, ok := waitLive(north, liveWait, func(m liveMessage) bool {
+			return m.Game != nil && len(m.Game.Moves) == ply+1 && m.Event == "move" && m.Sowing != nil
 		}); !ok {
-			t.Fatalf("South's move %d is stored, but North's live connection on B had no word of it in 5 s", ply+1)
+			t.Fatalf("South's move %d is stored, but North's live connection on B had no word of it as a move in %s", ply+1, liveWait)
 		}
 		t.Logf("North heard of move %d after %v", ply+1, time.Since(start).Round(time.Millisecond))
 		g = ta.get(g.ID)

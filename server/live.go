@@ -46,8 +46,10 @@ type room struct {
 	seats [2]int // connections identified as each seat
 	fresh int    // connections not yet counted: they may still say which seat they hold
 	// rev is the revision of the online game last sent to all the
-	// connections: a change past it has not reached them.
-	rev int64
+	// connections: a change past it has not reached them; moves is the
+	// number of its moves then.
+	rev   int64
+	moves int
 }
 
 type liveConn struct {
@@ -316,8 +318,8 @@ func (h *liveHub) broadcastGame(id string, v *gameView, event string, sw *sowing
 	msg := marshal(liveMessage{Type: "game", Game: v, Event: event, Sowing: sw})
 	if v.Online != nil {
 		h.mu.Lock()
-		if r := h.rooms[id]; r != nil {
-			r.rev = max(r.rev, v.Online.Rev)
+		if r := h.rooms[id]; r != nil && v.Online.Rev >= r.rev {
+			r.rev, r.moves = v.Online.Rev, len(v.Moves)
 		}
 		h.mu.Unlock()
 	}
@@ -327,12 +329,19 @@ func (h *liveHub) broadcastGame(id string, v *gameView, event string, sw *sowing
 // rev returns the revision of online game id last sent to all its
 // connections here.
 func (h *liveHub) rev(id string) int64 {
+	rev, _ := h.sent(id)
+	return rev
+}
+
+// sent returns the revision of online game id last sent to all its
+// connections here, and the number of its moves then.
+func (h *liveHub) sent(id string) (rev int64, moves int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if r := h.rooms[id]; r != nil {
-		return r.rev
+		return r.rev, r.moves
 	}
-	return 0
+	return 0, 0
 }
 
 // presenceChanged announces, shortly, who is connected to game id now.

@@ -432,10 +432,15 @@ func (c *liveClient) send(v any) {
 	}
 }
 
+// liveWait bounds a wait for a live message: generous, since CI runs the
+// browser tests beside these on two cores; a passing test comes nowhere
+// near it.
+const liveWait = 20 * time.Second
+
 // wait returns the first message that ok accepts.
 func (c *liveClient) wait(what string, ok func(liveMessage) bool) liveMessage {
 	c.t.Helper()
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(liveWait)
 	for {
 		select {
 		case m, open := <-c.msgs:
@@ -446,7 +451,7 @@ func (c *liveClient) wait(what string, ok func(liveMessage) bool) liveMessage {
 				return m
 			}
 		case <-timeout:
-			c.t.Fatalf("no %s within 5 s", what)
+			c.t.Fatalf("no %s within %s", what, liveWait)
 		}
 	}
 }

@@ -3,9 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -36,56 +34,6 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// tcpProxy forwards connections to target until it is cut; then the
-// connections open end and new ones are refused, as when the database
-// server goes away.
-type tcpProxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln}
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go func() { io.Copy(out, in); out.Close() }()
-			go func() { io.Copy(in, out); in.Close() }()
-		}
-	}()
-	t.Cleanup(p.cut)
-	return p
-}
-
-func (p *tcpProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *tcpProxy) cut() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // With the database unreachable, every request that reads the store, as
 // every one that writes, is answered 503 with Retry-After, and the log
 // tells the operator without giving away an invite or a seat.
@@ -106,15 +54,15 @@ func TestDatabaseUnreachable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				proxy := newTCPProxy(t, u.Host)
-				u.Host = proxy.addr()
+				proxy := pgtest.NewProxy(t, u.Host)
+				u.Host = proxy.Addr()
 				st, err := store.OpenPostgres(context.Background(), u.String())
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { st.Close() })
 				ts.srv = New(st, log)
-				cut = proxy.cut
+				cut = func() { proxy.Refuse(true); proxy.Cut() }
 			}
 			var c created
 			if code, raw := ts.do("POST", "/api/games", `{"online": true, "series": 3, "holes": 4, "seeds": 2, "side": "s",

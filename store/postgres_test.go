@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -233,58 +231,6 @@ func TestPostgresBusy(t *testing.T) {
 	}
 }
 
-// proxy forwards TCP connections to a server until stopped, as a network
-// between the program and its database that can fail.
-type proxy struct {
-	t      *testing.T
-	target string
-	ln     net.Listener
-	mu     sync.Mutex
-	conns  []net.Conn
-	wg     sync.WaitGroup
-}
-
-func startProxy(t *testing.T, addr, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{t: t, target: target, ln: ln}
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			p.wg.Go(func() { io.Copy(s, c); s.Close() })
-			p.wg.Go(func() { io.Copy(c, s); c.Close() })
-		}
-	})
-	t.Cleanup(p.stop)
-	return p
-}
-
-// stop refuses new connections and cuts the open ones.
-func (p *proxy) stop() {
-	p.ln.Close()
-	p.mu.Lock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 // The database server out of reach: writes fail with ErrUnsaved, counted;
 // once it is back, they succeed.
 func TestPostgresDown(t *testing.T) {
@@ -293,12 +239,13 @@ func TestPostgresDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, "127.0.0.1:0", u.Host)
-	u.Host = p.ln.Addr().String()
+	p := pgtest.NewProxy(t, u.Host)
+	u.Host = p.Addr()
 	s := openPostgres(t, u.String())
 	g := newGame(t, s, nil)
 	a := moves(t, "a")[0]
-	p.stop()
+	p.Refuse(true)
+	p.Cut()
 	for ply := range 2 { // on a broken connection, then on none
 		err := s.AppendMove(ctx, g.ID, ply, a, "*")
 		if !errors.Is(err, ErrUnsaved) || errors.Is(err, ErrConflict) {
@@ -314,7 +261,7 @@ func TestPostgresDown(t *testing.T) {
 	if _, err := OpenPostgres(ctx, u.String()); err == nil || !strings.Contains(err.Error(), "cannot connect") {
 		t.Errorf("opening a database out of reach: %v", err)
 	}
-	startProxy(t, u.Host, p.target)
+	p.Refuse(false)
 	if err := s.AppendMove(ctx, g.ID, 0, a, "*"); err != nil {
 		t.Errorf("move once the database is back: %v", err)
 	}

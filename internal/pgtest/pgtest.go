@@ -3,6 +3,8 @@
 // and makes a fresh database for each test, dropped when the test ends.
 // Without a server the tests skip, saying why, unless they are required to
 // run: in CI (CI=true) or with ENDODOI_POSTGRES_TESTS=require they fail.
+// A Proxy puts a network that fails on command between a program and the
+// server.
 package pgtest
 
 import (
