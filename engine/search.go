@@ -191,6 +191,12 @@ func (e *Engine) Search(ctx context.Context, p rules.Position, history []rules.P
 	}()
 
 	main := e.newSearcher(0, p, history, &stop, lim.Nodes)
+	if d, ok := ctx.Deadline(); ok {
+		// The search reads the clock itself too: where goroutines take
+		// turns on one thread (WebAssembly), the one above does not run
+		// until the search pauses.
+		main.deadline = d
+	}
 	var wg sync.WaitGroup
 	var helperNodes atomic.Uint64
 	var helpersStop atomic.Bool
@@ -234,6 +240,7 @@ type searcher struct {
 
 	nodes     uint64
 	nodeLimit uint64
+	deadline  time.Time // when the search must end; zero for none
 	aborted   bool
 	proofMode bool           // table cutoffs from proven entries only
 	published *atomic.Uint64 // helpers: where they add their node counts
@@ -266,6 +273,7 @@ func (e *Engine) newSearcher(t int, p rules.Position, history []rules.Position, 
 	s.e, s.rules, s.w, s.tt, s.busy = e, e.cfg.Rules, &e.weights, e.tt, e.busy
 	s.stop, s.parent, s.published, s.others = stop, nil, nil, nil
 	s.nodes, s.nodeLimit, s.aborted, s.proofMode = 0, nodeLimit, false, false
+	s.deadline = time.Time{}
 	s.tb, s.rootBoard, s.total = e.tb, p.OnBoard(), p.Total()
 	s.keys, s.board = s.keys[:0], s.board[:0]
 	// A position that occurred twice in the game ends it if it occurs
@@ -388,6 +396,9 @@ func (s *searcher) checkStop() {
 	}
 	if s.stop.Load() || (s.parent != nil && s.parent.Load()) || (s.nodeLimit > 0 && s.nodes >= s.nodeLimit) {
 		s.aborted = true
+	} else if !s.deadline.IsZero() && !time.Now().Before(s.deadline) {
+		s.aborted = true
+		s.stop.Store(true) // the helpers stop with the main search
 	}
 }
 

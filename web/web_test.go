@@ -172,7 +172,8 @@ const pageBudget = 240_000
 // lazy lists what the page loads only when it is needed, in parts, each
 // with its budget: Learn's script and puzzles when Learn is first opened,
 // the review's script when a finished game is first shown, the online
-// games' controller when an online game is first shown.
+// games' controller when an online game is first shown, the account
+// dialog when first opened.
 var lazy = []struct {
 	name   string
 	files  func(name string) bool
@@ -183,6 +184,13 @@ var lazy = []struct {
 	}, 40_000},
 	{"Review", func(name string) bool { return name == "static/js/review.js" }, 30_000},
 	{"Online", func(name string) bool { return name == "static/js/onlinegame.js" }, 20_000},
+	{"Account", func(name string) bool { return name == "static/js/account.js" }, 12_000},
+	// The engine's worker and Go's loader for it, started when the page
+	// first plays with no server; the module itself (cmd/wasm, about 0.8 MB
+	// compressed) is built apart, not kept in static/.
+	{"Engine worker", func(name string) bool {
+		return name == "static/js/engine-worker.js" || name == "static/js/wasm_exec.js"
+	}, 24_000},
 }
 
 func TestPageWeight(t *testing.T) {

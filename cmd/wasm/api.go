@@ -1,0 +1,426 @@
+// Command wasm is the rules and the engine for the browser: built with
+// GOOS=js GOARCH=wasm, it runs in a Web Worker (web/static/js/engine-worker.js)
+// so that the page can play with no server, with the answers the server gives.
+//
+// It answers requests, JSON objects with an "op", one at a time:
+//
+//	{"op":"game","position":P,"moves":[...]}          the game from P after the moves: positions, legal moves, status, result, score, sowings
+//	{"op":"play","position":P,"moves":[...],"move":M}  the same game after one more move, and how that move sowed
+//	{"op":"search","position":P,"moves":[...],"level":L}              the computer's move at a level, as the server chooses it
+//	{"op":"search","position":P,"moves":[...],"depth":D,"timeMs":T,"nodes":N,"book":B}  a search within limits: best move, score and line
+//	{"op":"perft","position":P,"depth":D}              the number of move sequences of each length up to D
+//	{"op":"hello"}                                     the limits this build knows
+//
+// Every request may give "variant" ("standard" or "cross") and "maxLaps"
+// (0: the default). An answer that failed is {"error": "..."}.
+//
+// Built for another system, it reads the same requests from its standard
+// input, one a line, and writes the answers one a line: a way to compare
+// and to time the two builds on the same requests.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/rules"
+)
+
+// Bounds of a request: a page asks for no more, and a runaway request
+// would freeze the worker.
+const (
+	maxMoves      = 10_000
+	maxPerftDepth = 16
+	maxMoveTime   = time.Minute
+	maxLaps       = 10_000 // as the server's API
+)
+
+// hashMiB is the engines' table size: the server's, so that a search
+// visits the same nodes in both.
+const hashMiB = 16
+
+// strongestLevels is the lowest level that takes the proven values of the
+// opening book, as on the server (which also has endgame databases).
+const strongestLevels = 9
+
+type request struct {
+	Op       string   `json:"op"`
+	Position string   `json:"position"`
+	Moves    []string `json:"moves"`
+	Move     string   `json:"move"`
+	Variant  string   `json:"variant"`
+	MaxLaps  int      `json:"maxLaps"`
+
+	Level  int    `json:"level"`
+	Depth  int    `json:"depth"`
+	TimeMs int    `json:"timeMs"`
+	Nodes  uint64 `json:"nodes"`
+	Book   bool   `json:"book"`
+	Seed   uint64 `json:"seed"` // the noise of levels 1 and 2; 0: a random one
+}
+
+// gameView is a game as the server's API shows it (docs/api.md), less
+// what only a stored game has.
+type gameView struct {
+	Holes      int          `json:"holes"`
+	Variant    string       `json:"variant"`
+	MaxLaps    int          `json:"maxLaps"`
+	Start      string       `json:"start"`
+	Position   string       `json:"position"`
+	Positions  []string     `json:"positions"`
+	Moves      []string     `json:"moves"`
+	ToMove     string       `json:"toMove"`
+	LegalMoves []string     `json:"legalMoves"`
+	Status     string       `json:"status"`
+	Result     string       `json:"result"`
+	Score      scoreView    `json:"score"`
+	Sowings    []sowingView `json:"sowings"`
+}
+
+type scoreView struct {
+	South int `json:"south"`
+	North int `json:"north"`
+}
+
+type sowingView struct {
+	Move        string    `json:"move"`
+	Laps        []lapView `json:"laps"`
+	CaptureFrom int       `json:"captureFrom"` // -1: no capture
+	Captured    int       `json:"captured"`
+}
+
+type lapView struct {
+	From  int `json:"from"`
+	Seeds int `json:"seeds"`
+	To    int `json:"to"`
+}
+
+type playView struct {
+	Game   gameView   `json:"game"`
+	Sowing sowingView `json:"sowing"`
+}
+
+type searchView struct {
+	Move      string   `json:"move"` // "" when the side to move has no legal move
+	Score     float64  `json:"score"`
+	Exact     bool     `json:"exact"`
+	Depth     int      `json:"depth"`
+	Nodes     uint64   `json:"nodes"`
+	ElapsedMs float64  `json:"elapsedMs"`
+	PV        []string `json:"pv"`
+}
+
+type perftView struct {
+	Counts []uint64 `json:"counts"` // Counts[d-1]: sequences of d moves
+}
+
+type helloView struct {
+	Go       string   `json:"go"`
+	MinHoles int      `json:"minHoles"`
+	MaxHoles int      `json:"maxHoles"`
+	MinLevel int      `json:"minLevel"`
+	MaxLevel int      `json:"maxLevel"`
+	MaxLaps  int      `json:"maxLaps"`
+	MaxDepth int      `json:"maxDepth"`
+	MaxPerft int      `json:"maxPerftDepth"`
+	MaxMoves int      `json:"maxMoves"`
+	Threads  int      `json:"threads"`
+	HashMiB  int      `json:"hashMiB"`
+	Variants []string `json:"variants"`
+}
+
+type errorView struct {
+	Error string `json:"error"`
+}
+
+// handler answers requests. Its engines, one per rule set and kind, are
+// kept from one search to the next; each search starts from an empty
+// table, as the server's do.
+type handler struct {
+	engines map[engineKey]*engine.Engine
+}
+
+type engineKey struct {
+	rules rules.Rules
+	book  bool
+}
+
+func newHandler() *handler {
+	return &handler{engines: make(map[engineKey]*engine.Engine)}
+}
+
+// handle answers one request, given and answered as JSON.
+func (h *handler) handle(ctx context.Context, in []byte) []byte {
+	v, err := h.answer(ctx, in)
+	if err != nil {
+		return errorJSON(err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return errorJSON(fmt.Errorf("encoding the answer: %w", err))
+	}
+	return out
+}
+
+func errorJSON(err error) []byte {
+	out, _ := json.Marshal(errorView{Error: err.Error()})
+	return out
+}
+
+func (h *handler) answer(ctx context.Context, in []byte) (any, error) {
+	var req request
+	if err := json.Unmarshal(in, &req); err != nil {
+		return nil, fmt.Errorf("reading the request: %w", err)
+	}
+	switch req.Op {
+	case "hello":
+		return hello(), nil
+	case "game":
+		g, sowings, err := replay(req)
+		if err != nil {
+			return nil, err
+		}
+		return newGameView(g, sowings), nil
+	case "play":
+		return playOne(req)
+	case "search":
+		return h.search(ctx, req)
+	case "perft":
+		return perft(req)
+	}
+	return nil, fmt.Errorf("unknown op %q", req.Op)
+}
+
+func hello() helloView {
+	v := helloView{
+		Go: runtime.Version(), MinHoles: rules.MinHoles, MaxHoles: rules.MaxHoles,
+		MinLevel: engine.MinLevel, MaxLevel: engine.MaxLevel, MaxLaps: maxLaps,
+		MaxDepth: engine.MaxDepth, MaxPerft: maxPerftDepth, MaxMoves: maxMoves,
+		Threads: 1, HashMiB: hashMiB,
+	}
+	for _, vr := range rules.Variants() {
+		v.Variants = append(v.Variants, vr.String())
+	}
+	return v
+}
+
+// ruleSet returns the request's rules.
+func ruleSet(req request) (rules.Rules, error) {
+	r := rules.DefaultRules()
+	if req.Variant != "" {
+		v, err := rules.ParseVariant(req.Variant)
+		if err != nil {
+			return r, err
+		}
+		r.Variant = v
+	}
+	if req.MaxLaps < 0 || req.MaxLaps > maxLaps {
+		return r, fmt.Errorf("maxLaps %d out of range (1 to %d)", req.MaxLaps, maxLaps)
+	}
+	if req.MaxLaps > 0 {
+		r.MaxLaps = req.MaxLaps
+	}
+	return r, r.Validate()
+}
+
+// replay returns the game from the request's position after its moves,
+// and how each move sowed.
+func replay(req request) (*rules.Game, []rules.Sowing, error) {
+	r, err := ruleSet(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, err := rules.ParsePosition(req.Position)
+	if err != nil {
+		return nil, nil, fmt.Errorf("position: %w", err)
+	}
+	if len(req.Moves) > maxMoves {
+		return nil, nil, fmt.Errorf("%d moves: at most %d", len(req.Moves), maxMoves)
+	}
+	g, err := rules.NewGame(start, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	sowings := make([]rules.Sowing, 0, len(req.Moves)+1)
+	for i, s := range req.Moves {
+		sw, err := playMove(g, s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("move %d: %w", i+1, err)
+		}
+		sowings = append(sowings, sw)
+	}
+	return g, sowings, nil
+}
+
+func playMove(g *rules.Game, s string) (rules.Sowing, error) {
+	m, err := rules.ParseMove(s)
+	if err != nil {
+		return rules.Sowing{}, err
+	}
+	if g.Over() {
+		return rules.Sowing{}, fmt.Errorf("move %s: %w", m, rules.ErrGameOver)
+	}
+	if err := checkMove(g.Position(), m, g.Rules()); err != nil {
+		return rules.Sowing{}, err
+	}
+	return g.PlayTraced(m)
+}
+
+// checkMove explains an illegal move in the words the server uses.
+func checkMove(p rules.Position, m rules.Move, r rules.Rules) error {
+	if _, err := p.Play(m, r); err != nil {
+		return errors.New(rules.DescribeMoveError(p, m, err))
+	}
+	return nil
+}
+
+func playOne(req request) (playView, error) {
+	g, sowings, err := replay(req)
+	if err != nil {
+		return playView{}, err
+	}
+	sw, err := playMove(g, req.Move)
+	if err != nil {
+		return playView{}, err
+	}
+	sowings = append(sowings, sw)
+	return playView{Game: newGameView(g, sowings), Sowing: newSowingView(sw)}, nil
+}
+
+func newGameView(g *rules.Game, sowings []rules.Sowing) gameView {
+	p := g.Position()
+	v := gameView{
+		Holes: p.Holes(), Variant: g.Rules().Variant.String(), MaxLaps: g.Rules().Laps(),
+		Start: g.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
+		Positions: make([]string, 0, g.Ply()+1), Moves: []string{}, LegalMoves: []string{},
+		Status: statusName(g.Status()), Result: g.Result().Token(),
+		Sowings: make([]sowingView, 0, len(sowings)),
+	}
+	for i := 0; i <= g.Ply(); i++ {
+		v.Positions = append(v.Positions, g.PositionAt(i).String())
+	}
+	for _, m := range g.Moves() {
+		v.Moves = append(v.Moves, m.String())
+	}
+	for _, m := range g.LegalMoves() {
+		v.LegalMoves = append(v.LegalMoves, m.String())
+	}
+	for _, sw := range sowings {
+		v.Sowings = append(v.Sowings, newSowingView(sw))
+	}
+	v.Score.South, v.Score.North = g.Score()
+	return v
+}
+
+// statusName is the API's name of a status (package play's StatusName,
+// which brings the store with it).
+func statusName(s rules.Status) string {
+	switch s {
+	case rules.NoLegalMove:
+		return "no-legal-move"
+	case rules.Repetition:
+		return "repetition"
+	}
+	return "playing"
+}
+
+func newSowingView(sw rules.Sowing) sowingView {
+	v := sowingView{Move: sw.Move.String(), CaptureFrom: sw.CaptureFrom, Captured: sw.Captured, Laps: make([]lapView, 0, len(sw.Laps))}
+	for _, l := range sw.Laps {
+		v.Laps = append(v.Laps, lapView{From: l.From, Seeds: l.Seeds, To: l.To})
+	}
+	return v
+}
+
+func (h *handler) engine(r rules.Rules, book bool) (*engine.Engine, error) {
+	k := engineKey{rules: r.Canonical(), book: book}
+	if e := h.engines[k]; e != nil {
+		e.NewGame()
+		return e, nil
+	}
+	e, err := engine.New(engine.Config{Rules: k.rules, HashMiB: hashMiB, Book: book})
+	if err != nil {
+		return nil, err
+	}
+	h.engines[k] = e
+	return e, nil
+}
+
+func (h *handler) search(ctx context.Context, req request) (searchView, error) {
+	g, _, err := replay(req)
+	if err != nil {
+		return searchView{}, err
+	}
+	if g.Over() {
+		return searchView{}, fmt.Errorf("search: %w", rules.ErrGameOver)
+	}
+	var res engine.Result
+	if req.Level != 0 {
+		if req.Depth != 0 || req.TimeMs != 0 || req.Nodes != 0 {
+			return searchView{}, errors.New("search: a level or limits, not both")
+		}
+		if _, err := engine.Level(req.Level); err != nil {
+			return searchView{}, err
+		}
+		e, err := h.engine(g.Rules(), req.Level >= strongestLevels)
+		if err != nil {
+			return searchView{}, err
+		}
+		seed := req.Seed
+		if seed == 0 {
+			seed = rand.Uint64()
+		}
+		res, err = e.PlayLevel(ctx, g.Position(), g.History(), req.Level, rand.New(rand.NewPCG(seed, seed)))
+		if err != nil {
+			return searchView{}, err
+		}
+	} else {
+		lim := engine.Limits{Depth: req.Depth, MoveTime: time.Duration(req.TimeMs) * time.Millisecond, Nodes: req.Nodes}
+		switch {
+		case lim.Depth < 0 || lim.Depth > engine.MaxDepth:
+			return searchView{}, fmt.Errorf("search: depth %d out of range (1 to %d)", lim.Depth, engine.MaxDepth)
+		case lim.MoveTime < 0 || lim.MoveTime > maxMoveTime:
+			return searchView{}, fmt.Errorf("search: timeMs %d out of range (1 to %d)", req.TimeMs, maxMoveTime.Milliseconds())
+		case lim == engine.Limits{}:
+			return searchView{}, errors.New("search: a level, a depth, a time or nodes")
+		}
+		e, err := h.engine(g.Rules(), req.Book)
+		if err != nil {
+			return searchView{}, err
+		}
+		res, err = e.Search(ctx, g.Position(), g.History(), lim, nil)
+		if err != nil {
+			return searchView{}, err
+		}
+	}
+	v := searchView{
+		Score: res.Score.Seeds(), Exact: res.Exact, Depth: res.Depth, Nodes: res.Nodes,
+		ElapsedMs: float64(res.Elapsed.Microseconds()) / 1000, PV: []string{},
+	}
+	if res.Move != rules.NoMove {
+		v.Move = res.Move.String()
+	}
+	for _, m := range res.PV {
+		v.PV = append(v.PV, m.String())
+	}
+	return v, nil
+}
+
+func perft(req request) (perftView, error) {
+	g, _, err := replay(req)
+	if err != nil {
+		return perftView{}, err
+	}
+	if req.Depth < 1 || req.Depth > maxPerftDepth {
+		return perftView{}, fmt.Errorf("perft: depth %d out of range (1 to %d)", req.Depth, maxPerftDepth)
+	}
+	counts := make([]uint64, req.Depth+1)
+	rules.PerftCounts(g.Position(), g.Rules(), counts)
+	return perftView{Counts: counts[1:]}, nil
+}
