@@ -203,8 +203,14 @@ const maxOpenClients = maxClients
 
 // createInvite creates online game sg for the client of r, within its
 // invitations an hour and its invitations waiting for an opponent, and
-// returns it with its creator's seat token (play.Table.CreateOnline).
-func (s *Server) createInvite(r *http.Request, sg *store.Game, creator rules.Side, clock store.Clock, series int) (*play.Game, string, error) {
+// returns it with its creator's seat token (play.Table.CreateOnline); a
+// creator signed in holds the seat with their account too.
+func (s *Server) createInvite(r *http.Request, sg *store.Game, creator rules.Side, clock store.Clock, series int) (g *play.Game, token string, err error) {
+	defer func() {
+		if err == nil {
+			s.claimSeat(r, token)
+		}
+	}()
 	l := s.clients
 	client := clientOf(r, s.trustProxy)
 	if !limitedClient(client) {
@@ -238,7 +244,7 @@ func (s *Server) createInvite(r *http.Request, sg *store.Game, creator rules.Sid
 	if ok, wait := l.invites.allow(client, time.Now()); !ok {
 		return nil, "", tooMany(wait, "too many online games created from your address (at most %d an hour); try again in %s", l.lim.InvitesPerHour, waitText(wait))
 	}
-	g, token, err := s.table.CreateOnline(r.Context(), sg, creator, clock, series)
+	g, token, err = s.table.CreateOnline(r.Context(), sg, creator, clock, series)
 	if err == nil {
 		oi.ids = append(oi.ids, g.ID())
 	}

@@ -59,6 +59,9 @@ func (s *Server) problemOf(err error, where ...any) problem {
 	switch {
 	case errors.As(err, &ae):
 		return problem{ae.status, ae.msg, ae.retryAfter}
+	case isAccountError(err):
+		p, _ := accountProblem(err)
+		return p
 	case errors.As(err, &ask):
 		return problem{http.StatusConflict, fmt.Sprintf("in an online game, ask your opponent: POST /api/games/%s/actions with {\"action\": %q}", ask.Game, ask.Action), 0}
 	case errors.As(err, &pe):

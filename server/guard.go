@@ -167,3 +167,17 @@ func HostCheck(listen string, extra []string, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// HostList collects a repeated flag of host names, for HostCheck.
+type HostList []string
+
+func (h *HostList) String() string { return strings.Join(*h, ",") }
+
+func (h *HostList) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.ContainsAny(v, "/ :@") {
+		return fmt.Errorf("%q is not a host name (give the name alone, without scheme or port)", v)
+	}
+	*h = append(*h, v)
+	return nil
+}

@@ -51,6 +51,8 @@ type Options struct {
 	Metrics prometheus.Registerer
 	// ClientLimits bound what one client may hold or make (clientlimits.go).
 	ClientLimits
+	// Accounts tune the accounts (accounts.go).
+	Accounts AccountOptions
 }
 
 func (o Options) withDefaults() Options {
@@ -73,6 +75,7 @@ func (o Options) withDefaults() Options {
 	o.ComputerRate = def(o.ComputerRate, Rate{10, 30})
 	o.RecordRate = def(o.RecordRate, Rate{5, 30})
 	o.ClientLimits = o.ClientLimits.withDefaults(o.Searches)
+	o.Accounts = o.Accounts.withDefaults()
 	return o
 }
 

@@ -159,6 +159,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, map[string]any{"game": v, "seat": nil, "watch": watchPath(g.ID())})
 			return nil
 		}
+		s.claimSeat(r, token)
 		writeJSON(w, http.StatusOK, map[string]any{"game": v, "seat": seatView{Side: string(side.Letter()), Token: token}})
 		return nil
 	})

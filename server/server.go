@@ -78,6 +78,8 @@ type Server struct {
 	metrics *metrics // nil without Options.Metrics (metrics.go)
 
 	tb *egtb.Library // nil without endgame databases
+
+	accounts *accounts // the accounts' routes (accounts.go)
 }
 
 // New returns a server over st with the default Options.
@@ -113,6 +115,7 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("POST /api/position", s.position)
 	s.mux.HandleFunc("GET /api/tablebases", s.tablebaseStatus)
 	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
+	s.accountRoutes(o.Accounts)
 	s.metrics = newMetrics(o.Metrics, s)
 	s.guard = s.metrics.instrument(s.guarded(s.mux))
 	var notice func(play.Notice) string

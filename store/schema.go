@@ -198,6 +198,91 @@ CREATE TABLE reviews (
 	data       TEXT NOT NULL
 );
 `},
+	// Version 5: accounts. credentials holds an account's password hash
+	// and passkeys, sessions the hashes of the ids that signed-in
+	// browsers hold, challenges the pending passkey ceremonies, by the
+	// hash of the id their browser holds, and seat_owners the seats taken
+	// while signed in (by the seat's hash, which the games of a series and
+	// rematches keep).
+	{5,
+		// SQLite
+		`
+CREATE TABLE accounts (
+	id       TEXT PRIMARY KEY,
+	name     TEXT NOT NULL,        -- as its owner spelled it; '' once deleted
+	name_key TEXT NOT NULL UNIQUE, -- the name case-folded
+	created  TEXT NOT NULL,
+	status   TEXT NOT NULL         -- '', 'disabled' or 'deleted'
+);
+CREATE TABLE credentials (
+	id         TEXT PRIMARY KEY,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	kind       TEXT NOT NULL, -- 'password' or 'passkey'
+	data       TEXT NOT NULL,
+	created    TEXT NOT NULL,
+	used       TEXT NOT NULL
+);
+CREATE INDEX credentials_account ON credentials(account_id);
+CREATE TABLE sessions (
+	id_hash    TEXT PRIMARY KEY, -- SHA-256 of the cookie's id, hex
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TEXT NOT NULL,
+	expires    TEXT NOT NULL
+);
+CREATE INDEX sessions_account ON sessions(account_id);
+CREATE INDEX sessions_expires ON sessions(expires);
+CREATE TABLE challenges (
+	id_hash TEXT PRIMARY KEY,
+	data    TEXT NOT NULL,
+	expires TEXT NOT NULL
+);
+CREATE INDEX challenges_expires ON challenges(expires);
+CREATE TABLE seat_owners (
+	seat       TEXT PRIMARY KEY, -- online.south_seat or north_seat: a seat token's hash
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TEXT NOT NULL
+);
+CREATE INDEX seat_owners_account ON seat_owners(account_id);
+`,
+		// PostgreSQL
+		`
+CREATE TABLE accounts (
+	id       TEXT PRIMARY KEY,
+	name     TEXT NOT NULL,
+	name_key TEXT NOT NULL UNIQUE,
+	created  TIMESTAMPTZ NOT NULL,
+	status   TEXT NOT NULL
+);
+CREATE TABLE credentials (
+	id         TEXT PRIMARY KEY,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	kind       TEXT NOT NULL,
+	data       TEXT NOT NULL,
+	created    TIMESTAMPTZ NOT NULL,
+	used       TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX credentials_account ON credentials(account_id);
+CREATE TABLE sessions (
+	id_hash    TEXT PRIMARY KEY,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TIMESTAMPTZ NOT NULL,
+	expires    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX sessions_account ON sessions(account_id);
+CREATE INDEX sessions_expires ON sessions(expires);
+CREATE TABLE challenges (
+	id_hash TEXT PRIMARY KEY,
+	data    TEXT NOT NULL,
+	expires TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX challenges_expires ON challenges(expires);
+CREATE TABLE seat_owners (
+	seat       TEXT PRIMARY KEY,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX seat_owners_account ON seat_owners(account_id);
+`},
 }
 
 // latestVersion is the schema version this program writes.

@@ -159,6 +159,9 @@ type Store interface {
 	SaveReview(ctx context.Context, r *Review) error
 	Review(ctx context.Context, id string) (*Review, error)
 
+	// The accounts (accounts.go).
+	Accounts
+
 	// WriteFailures returns how many writes failed since the store was
 	// opened for a reason other than the data (ErrConflict, ErrNotFound,
 	// ErrExists).

@@ -38,6 +38,7 @@ var accessibilityScreens = []axeScreen{
 	{"play: a finished game", openFinishedGame},
 	{"play: an online game waiting for the friend", openOnlineGameWaiting},
 	{"play: the new-game dialog", openNewGameDialog},
+	{"the account dialog", openAccountDialog},
 	{"analysis: variations and a link to copy", openAnalysisWithVariation},
 	{"games list", openGamesList},
 	{"rules", screenAt("#/rules")},

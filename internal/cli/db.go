@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/internal/terminal"
 	"github.com/endodoi/endodoi/store"
 )
@@ -80,3 +81,18 @@ func dbCopy(ctx context.Context, env Env, from, to string) error {
 	fmt.Fprintln(env.Stdout, sum)
 	return nil
 }
+
+// adminCommand changes a player's account in the database.
+var adminCommand = &command{name: "admin", summary: "disable, enable or anonymise (delete) a player's account",
+	usage:    "disable|enable|anonymise NAME [--data folder | --db postgres://...]",
+	examples: []string{"endodoi admin disable Amina", "endodoi admin anonymise Amina --db postgres://endodoi@db.example.org/endodoi"},
+	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
+		data := fs.String("data", store.DefaultDataDir(), "`folder` of the games database, as for endodoi serve")
+		db := fs.String("db", "", "the PostgreSQL `URL` of the games, as for endodoi serve")
+		return func(ctx context.Context, env Env, args []string) error {
+			if len(args) != 2 {
+				return usagef("want an action (disable, enable or anonymise) and an account's name")
+			}
+			return account.AdminCommand(ctx, *db, *data, args[0], args[1], env.Stdout)
+		}
+	}}

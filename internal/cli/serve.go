@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/server"
@@ -36,7 +35,7 @@ var serveCommand = &command{
 		data := fs.String("data", store.DefaultDataDir(), "`folder` for the games database (games.db)")
 		behindProxy := fs.Bool("behind-proxy", false, "the server is reached through a proxy on this machine or network (docs/scaling.md): count requests against the client named in X-Forwarded-For")
 		db := fs.String("db", "", "a PostgreSQL `URL` to keep the games in instead of games.db (docs/scaling.md)")
-		var hosts hostList
+		var hosts server.HostList
 		fs.Var(&hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
 		tables := fs.String("egtb", "", "`folder` of endgame databases for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
 		build := fs.Bool("egtb-build", true, "build the small endgame databases a board lacks, in the background on one core, when the board is first played")
@@ -91,19 +90,5 @@ func serve(ctx context.Context, env Env, dbURL, data string, cfg server.ListenCo
 		return nil
 	}
 	fmt.Fprintln(env.Stdout, "endodoi: stopped; every move was saved")
-	return nil
-}
-
-// hostList collects the repeated --host flag.
-type hostList []string
-
-func (h *hostList) String() string { return strings.Join(*h, ",") }
-
-func (h *hostList) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" || strings.ContainsAny(v, "/ :@") {
-		return fmt.Errorf("%q is not a host name (give the name alone, without scheme or port)", v)
-	}
-	*h = append(*h, v)
 	return nil
 }

@@ -40,6 +40,9 @@ function plyArg(s) {
   return s !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 
+// The account dialog is loaded the first time it is opened.
+$("account-open").addEventListener("click", () => busy(() => import("./account.js")).then((m) => m.openAccount()).catch(showError));
+
 // Learn is loaded the first time it is opened: most visits never need it.
 let learn = null;
 async function learnModule() {
