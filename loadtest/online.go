@@ -200,6 +200,7 @@ type seat struct {
 	toMove     string
 	playing    bool
 	pending    *omove // the seat's move sent and not yet seen in a game message
+	resent     *omove // the seat's move last sent again after a reconnect
 
 	// lostAt is when the seat's connection dropped, until a new one
 	// brings the game; its live goroutine's alone.
@@ -938,6 +939,7 @@ func (t *table) onGame(s *seat, msg *liveMsg, at time.Time, first bool) (*omove,
 			s.pending = nil
 		case first && p.ply == len(gm.Moves) && s.playing && s.toMove == s.side && s.conn != nil:
 			p.resent++
+			s.resent = p
 			p.liveAt = time.Now()
 			return p, s.conn
 		}
@@ -950,13 +952,17 @@ func (t *table) onError(s *seat, msg *liveMsg, data []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ref := msg.Ref
-	if p := s.pending; p != nil && ref != nil && ref.Type == "move" && ref.Move == p.move && ref.Ply != nil && *ref.Ply == p.ply {
-		if p.resent > 0 && msg.Status == http.StatusConflict {
-			// A resent move the server had taken after all: its message
-			// follows, or the watchdog asks again.
-			t.r.st.add(func(st *ostats) { st.resendRefused++ })
-			return
-		}
+	same := func(p *omove) bool {
+		return p != nil && ref != nil && ref.Type == "move" && ref.Move == p.move && ref.Ply != nil && *ref.Ply == p.ply
+	}
+	if msg.Status == http.StatusConflict && (same(s.pending) && s.pending.resent > 0 || same(s.resent) && s.resent != s.pending) {
+		// A resent move the server had taken after all: its message
+		// follows, or came already (the game then went on past it), or
+		// the watchdog asks again.
+		t.r.st.add(func(st *ostats) { st.resendRefused++ })
+		return
+	}
+	if same(s.pending) {
 		s.pending = nil
 	}
 	what := "?"

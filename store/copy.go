@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// ErrNotEmpty: the destination of a copy already holds games or series.
-var ErrNotEmpty = errors.New("the destination already holds games")
+// ErrNotEmpty: the destination of a copy already holds games, series or
+// accounts.
+var ErrNotEmpty = errors.New("the destination already holds games or accounts")
 
 // inventory is what a store holds, listed in one snapshot for a copy.
 type inventory struct {
@@ -42,25 +43,31 @@ type copier interface {
 	// revisions and places in the order of changes. The games come in
 	// the order of their creation.
 	restore(ctx context.Context, series []*Series, games []placedGame) error
+	accountRows(ctx context.Context) (accountRows, error)
+	restoreAccounts(ctx context.Context, ar accountRows) error
 }
 
 // CopyReport is what Copy copied.
 type CopyReport struct {
 	Games, Moves, Series, Online, Reviews int
 	Alive                                 bool // the server's heartbeat was copied
+	// The accounts, their credentials (password hashes and passkeys),
+	// sessions (the signed-in browsers stay signed in) and seats.
+	Accounts, Credentials, Sessions, Seats int
 }
 
 // copyBatch is how many games one transaction of a copy stores.
 const copyBatch = 200
 
 // Copy copies the games of src into dst: every game with its moves, its
-// online state, import key and review, every series, and the server's
-// heartbeat.
+// online state, import key and review, every series, every account with
+// its credentials, sessions and seats, and the server's heartbeat (not
+// the pending passkey challenges, which last minutes).
 // The games keep their IDs, times and revisions, and the listing its
-// order. dst must hold no game and no series (else ErrNotEmpty); no
+// order. dst must hold no game, series or account (else ErrNotEmpty); no
 // program should write to src meanwhile. After the copy, Copy reads both
-// stores back and compares the counts and every game and series field by
-// field. progress, when not nil, hears how far the copy and the check are
+// stores back and compares the counts and every game, series and account
+// row field by field. progress, when not nil, hears how far the copy and the check are
 // ("copying" or "checking", games done, games in all).
 //
 // A copy that fails leaves part of the games in dst: empty it before
@@ -81,15 +88,24 @@ func Copy(ctx context.Context, dst, src Store, progress func(stage string, done,
 	if err != nil {
 		return CopyReport{}, err
 	}
-	if len(there.Games) > 0 || len(there.Series) > 0 {
-		return CopyReport{}, fmt.Errorf("copying games: %w (%d games, %d series); copy into an empty database or folder",
-			ErrNotEmpty, len(there.Games), len(there.Series))
+	accountsThere, err := to.accountRows(ctx)
+	if err != nil {
+		return CopyReport{}, err
+	}
+	if len(there.Games) > 0 || len(there.Series) > 0 || len(accountsThere.Accounts) > 0 {
+		return CopyReport{}, fmt.Errorf("copying games: %w (%s, %s series, %s); copy into an empty database or folder",
+			ErrNotEmpty, counted(len(there.Games), "game"), thousands(len(there.Series)), counted(len(accountsThere.Accounts), "account"))
 	}
 	inv, err := from.inventory(ctx)
 	if err != nil {
 		return CopyReport{}, err
 	}
-	rep := CopyReport{Games: len(inv.Games), Moves: inv.Moves, Series: len(inv.Series), Online: inv.Online}
+	ar, err := from.accountRows(ctx)
+	if err != nil {
+		return CopyReport{}, err
+	}
+	rep := CopyReport{Games: len(inv.Games), Moves: inv.Moves, Series: len(inv.Series), Online: inv.Online,
+		Accounts: len(ar.Accounts), Credentials: len(ar.Credentials), Sessions: len(ar.Sessions), Seats: len(ar.Seats)}
 
 	// The series first, for the games to refer to.
 	for chunk := range slices.Chunk(inv.Series, copyBatch) {
@@ -126,6 +142,9 @@ func Copy(ctx context.Context, dst, src Store, progress func(stage string, done,
 		}
 		done += len(chunk)
 		progress("copying", done, len(inv.Games))
+	}
+	if err := to.restoreAccounts(ctx, ar); err != nil {
+		return rep, fmt.Errorf("copying games: %w", err)
 	}
 	alive, ok, err := src.Alive(ctx)
 	if err != nil {
@@ -217,6 +236,17 @@ func verifyCopy(ctx context.Context, dst, src copier, inv inventory, progress fu
 	}
 	if aok != bok || !a.Equal(b) {
 		return fmt.Errorf("the heartbeat is %v (%t) in the copy, %v (%t) in the source", b, bok, a, aok)
+	}
+	x, err := src.accountRows(ctx)
+	if err != nil {
+		return err
+	}
+	y, err := dst.accountRows(ctx)
+	if err != nil {
+		return err
+	}
+	if d := diffAccounts(x, y); d != "" {
+		return errors.New(d)
 	}
 	return nil
 }

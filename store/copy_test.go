@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,88 @@ func fillVaried(t *testing.T, s Store) {
 	check(s.SetAlive(ctx, time.Date(2026, 3, 1, 12, 5, 0, 999e6, time.UTC)))
 	check(s.SaveReview(ctx, &Review{GameID: ended.ID, Key: "key", Data: []byte(`{"plies": []}`),
 		Created: time.Date(2026, 3, 1, 12, 6, 0, 5e6, time.UTC)}))
+}
+
+// fillAccounts stores accounts in every state: an active one with a
+// password, a passkey, a session and the South seat of the online game
+// inv-playing, a disabled one that keeps its password, a deleted one, and
+// a pending passkey challenge.
+func fillAccounts(t *testing.T, s Store) {
+	t.Helper()
+	ctx := context.Background()
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	amina := &Account{Name: "Amina", Key: "amina"}
+	check(s.CreateAccount(ctx, amina, []Credential{{ID: "pw-amina", Kind: CredentialPassword, Data: "$argon2id$v=19$amina"}},
+		&Session{Hash: "session-amina", Expires: now().Add(time.Hour)}))
+	check(s.AddCredential(ctx, &Credential{ID: "pk-amina", AccountID: amina.ID, Kind: CredentialPasskey, Data: `{"sign":1}`}))
+	check(s.UseCredential(ctx, "pk-amina", `{"sign":2}`, time.Date(2026, 3, 1, 12, 7, 0, 3e6, time.UTC)))
+	check(s.ClaimSeat(ctx, "seat-1", amina.ID))
+	baraka := &Account{Name: "Baraka", Key: "baraka"}
+	check(s.CreateAccount(ctx, baraka, []Credential{{ID: "pw-baraka", Kind: CredentialPassword, Data: "$argon2id$v=19$baraka"}}, nil))
+	check(s.DisableAccount(ctx, baraka.ID))
+	gone := &Account{Name: "Chui", Key: "chui"}
+	check(s.CreateAccount(ctx, gone, nil, nil))
+	check(s.AnonymiseAccount(ctx, gone.ID))
+	check(s.PutChallenge(ctx, "challenge", "{}", now().Add(5*time.Minute)))
+}
+
+// sameAccounts checks that b holds the accounts of a, as the account
+// flows read them (fillAccounts made them), and the pending challenge not.
+func sameAccounts(t *testing.T, a, b Store) {
+	t.Helper()
+	ctx := context.Background()
+	ra, err := a.(copier).accountRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.(copier).accountRows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ra.Accounts) != 3 || len(ra.Credentials) != 3 || len(ra.Sessions) != 1 || len(ra.Seats) != 1 {
+		t.Fatalf("the source holds %+v", ra)
+	}
+	if d := diffAccounts(ra, rb); d != "" {
+		t.Errorf("accounts: %s", d)
+	}
+	for _, acc := range ra.Accounts {
+		x, errA := a.Account(ctx, acc.ID)
+		y, errB := b.Account(ctx, acc.ID)
+		if errA != nil || errB != nil || *x != *y {
+			t.Errorf("account %s: %+v (%v), copied as %+v (%v)", acc.ID, x, errA, y, errB)
+			continue
+		}
+		ca, _ := a.Credentials(ctx, acc.ID)
+		cb, err := b.Credentials(ctx, acc.ID)
+		if err != nil || !slices.Equal(ca, cb) {
+			t.Errorf("credentials of account %s: %+v, copied as %+v (%v)", acc.ID, ca, cb, err)
+		}
+	}
+	amina, err := b.AccountByKey(ctx, "amina")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if who, err := b.SessionAccount(ctx, "session-amina", now()); err != nil || who.ID != amina.ID {
+		t.Errorf("the copied session is %+v, %v; want Amina's", who, err)
+	}
+	playing, err := b.GameByInvite(ctx, "inv-playing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if games, err := b.AccountGames(ctx, amina.ID, 10); err != nil || len(games) != 1 || games[0] != (SeatGame{playing.ID, rules.South}) {
+		t.Errorf("Amina's games in the copy: %+v, %v; want South of %s", games, err, playing.ID)
+	}
+	if baraka, err := b.AccountByKey(ctx, "baraka"); err != nil || baraka.Status != AccountDisabled {
+		t.Errorf("the disabled account, copied: %+v, %v", baraka, err)
+	}
+	if _, err := b.TakeChallenge(ctx, "challenge", now()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a pending challenge was copied: %v", err)
+	}
 }
 
 // sameStores checks that b holds what a holds, as the API reads it.
@@ -127,7 +210,8 @@ func copyInto(t *testing.T, src Store, open func() Store) Store {
 		t.Fatal(err)
 	}
 	inv := contents(t, src)
-	if rep.Games != len(inv.Games) || rep.Moves != inv.Moves || rep.Series != len(inv.Series) || rep.Online != 3 || rep.Reviews != 1 || !rep.Alive {
+	if rep.Games != len(inv.Games) || rep.Moves != inv.Moves || rep.Series != len(inv.Series) || rep.Online != 3 || rep.Reviews != 1 || !rep.Alive ||
+		rep.Accounts != 3 || rep.Credentials != 3 || rep.Sessions != 1 || rep.Seats != 1 {
 		t.Errorf("report %+v, source %+v", rep, inv)
 	}
 	if !slices.Contains(stages, "copying") || !slices.Contains(stages, "checking") {
@@ -159,11 +243,14 @@ func TestCopy(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src := sqlite(t)()
 			fillVaried(t, src)
+			fillAccounts(t, src)
 			via := c.via(t)
 			mid := copyInto(t, src, via)
 			sameStores(t, src, mid)
+			sameAccounts(t, src, mid)
 			last := copyInto(t, mid, sqlite(t))
 			sameStores(t, src, last)
+			sameAccounts(t, src, last)
 
 			// Into a store that holds games: refused, unchanged.
 			before := contents(t, mid)
@@ -196,7 +283,52 @@ func TestCopy(t *testing.T) {
 				if ok, _ := s.SeatExists(ctx, "seat-4"); !ok {
 					t.Error("a copied seat is not found")
 				}
+				// The accounts carry on too: their names taken, their
+				// seats owned, their sessions open to new ones.
+				if err := s.CreateAccount(ctx, &Account{Name: "AMINA", Key: "amina"}, nil, nil); !errors.Is(err, ErrExists) {
+					t.Errorf("a copied account's name taken again: %v, want ErrExists", err)
+				}
+				other := &Account{Name: "Dalila", Key: "dalila"}
+				if err := s.CreateAccount(ctx, other, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.ClaimSeat(ctx, "seat-1", other.ID); !errors.Is(err, ErrConflict) {
+					t.Errorf("a copied seat claimed by another account: %v, want ErrConflict", err)
+				}
 			}
 		})
+	}
+}
+
+// diffAccounts finds a changed password hash, session or seat, and names
+// the account, never the secret.
+func TestDiffAccounts(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	rows := func() accountRows {
+		return accountRows{
+			Accounts:    []Account{{ID: "a1", Name: "Amina", Key: "amina", Created: at}},
+			Credentials: []Credential{{ID: "pw-secret", AccountID: "a1", Kind: CredentialPassword, Data: "$argon2id$secret", Created: at, Used: at}},
+			Sessions:    []Session{{Hash: "session-secret", AccountID: "a1", Created: at, Expires: at.Add(time.Hour)}},
+			Seats:       []seatOwner{{Seat: "seat-secret", AccountID: "a1", Created: at}},
+		}
+	}
+	if d := diffAccounts(rows(), rows()); d != "" {
+		t.Errorf("the same rows differ: %s", d)
+	}
+	for what, change := range map[string]func(*accountRows){
+		"name":     func(r *accountRows) { r.Accounts[0].Name = "Amina2" },
+		"password": func(r *accountRows) { r.Credentials[0].Data = "$argon2id$other-secret" },
+		"used":     func(r *accountRows) { r.Credentials[0].Used = at.Add(time.Millisecond) },
+		"session":  func(r *accountRows) { r.Sessions[0].Hash = "other-secret" },
+		"expires":  func(r *accountRows) { r.Sessions[0].Expires = at },
+		"seat":     func(r *accountRows) { r.Seats[0].Seat = "other-secret" },
+		"count":    func(r *accountRows) { r.Seats = nil },
+	} {
+		b := rows()
+		change(&b)
+		d := diffAccounts(rows(), b)
+		if d == "" || strings.Contains(d, "secret") {
+			t.Errorf("%s changed: %q", what, d)
+		}
 	}
 }

@@ -15,8 +15,8 @@ import (
 // its progress; smaller copies take a moment.
 const CopyProgressMin = 1000
 
-// CopyDatabase copies the games of the database named from into the one
-// named to (Copy), which must hold none, and returns what it copied once
+// CopyDatabase copies the games and accounts of the database named from
+// into the one named to (Copy), which must hold none, and returns what it copied once
 // the copy is checked. from is a PostgreSQL URL, or an SQLite file or the
 // data folder holding one (games.db), read without writing anything to
 // it; to is a PostgreSQL URL, an SQLite file, or a data folder (made if
@@ -78,12 +78,14 @@ type CopySummary struct {
 	Elapsed  time.Duration
 }
 
-// String says what was copied and that the copy was checked, on two
+// String says what was copied and that the copy was checked, on three
 // lines.
 func (s CopySummary) String() string {
 	return fmt.Sprintf("copied %s (%s), %s series and %s from %s to %s in %v\n", counted(s.Games, "game"), counted(s.Moves, "move"),
 		thousands(s.Series), counted(s.Online, "online game"), s.From, s.To, s.Elapsed.Round(time.Millisecond)) +
-		"checked: the copy holds every game, move and series as the source does"
+		fmt.Sprintf("with %s: %s (passwords and passkeys), %s and %s\n", counted(s.Accounts, "account"),
+			counted(s.Credentials, "credential"), counted(s.Sessions, "session"), counted(s.Seats, "owned seat")) +
+		"checked: the copy holds every game, move, series and account as the source does"
 }
 
 // openCopySource opens the source of a copy: a PostgreSQL URL, or an

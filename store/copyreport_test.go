@@ -19,6 +19,10 @@ func TestCopyDatabase(t *testing.T) {
 	}
 	s := open(t, filepath.Join(data, "games.db"))
 	fill(t, s, 4)
+	if err := s.CreateAccount(ctx, &Account{Name: "Amina", Key: "amina"},
+		[]Credential{{ID: "pw", Kind: CredentialPassword, Data: "$argon2id$"}}, nil); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 
 	// From the data folder into a new folder: games.db within it.
@@ -35,7 +39,8 @@ func TestCopyDatabase(t *testing.T) {
 	}
 	sum.Elapsed = 1500 * time.Microsecond
 	if want := "copied 4 games (80 moves), 0 series and 0 online games from " + sum.From + " to " + sum.To + " in 2ms\n" +
-		"checked: the copy holds every game, move and series as the source does"; sum.String() != want {
+		"with 1 account: 1 credential (passwords and passkeys), 0 sessions and 0 owned seats\n" +
+		"checked: the copy holds every game, move, series and account as the source does"; sum.String() != want {
 		t.Errorf("summary\n%s\nwant\n%s", sum, want)
 	}
 
@@ -46,6 +51,16 @@ func TestCopyDatabase(t *testing.T) {
 	}
 	if _, err := CopyDatabase(ctx, data, file, nil); !errors.Is(err, ErrNotEmpty) || !strings.HasPrefix(err.Error(), "not copying into "+file) {
 		t.Errorf("copy into a database with games: %v", err)
+	}
+	// Into a database that holds an account and no game: refused too.
+	withAccount := filepath.Join(dir, "account.db")
+	s = open(t, withAccount)
+	if err := s.CreateAccount(ctx, &Account{Name: "Baraka", Key: "baraka"}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := CopyDatabase(ctx, data, withAccount, nil); !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "0 games, 0 series, 1 account)") {
+		t.Errorf("copy into a database with an account: %v", err)
 	}
 
 	for _, tc := range []struct{ from, to, want string }{

@@ -24,7 +24,7 @@ var dbCommand = &command{
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		data := fs.String("data", store.DefaultDataDir(), "`folder` of the games database (games.db), as for endodoi serve")
 		from := fs.String("from", "", "copy: the `source`, a data folder, an SQLite file or a postgres:// URL; stop the servers using it first")
-		to := fs.String("to", "", "copy: the `destination`, a postgres:// URL, a data folder or an SQLite file; it must hold no games")
+		to := fs.String("to", "", "copy: the `destination`, a postgres:// URL, a data folder or an SQLite file; it must hold no games or accounts")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) == 0 {
 				return usagef("want a subcommand: check, backup or copy")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -137,10 +139,29 @@ func TestDBCopyRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	fillForCopy(t, st)
+	// An account with a password, a passkey, a session and a seat.
+	hasher := account.NewHasher(account.Params{Time: 1, MemoryKiB: 64, Threads: 1}, 2, time.Second)
+	const password = "kite-Umbrella-74-ledger"
+	signed, err := account.New(st, hasher).SignUp(ctx, "Amina", password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddCredential(ctx, &store.Credential{ID: "passkey-1", AccountID: signed.Account.ID,
+		Kind: store.CredentialPasskey, Data: `{"sign":1}`}); err != nil {
+		t.Fatal(err)
+	}
+	seated, err := st.GameByInvite(ctx, "inviteA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ClaimSeat(ctx, "seatinviteA", signed.Account.ID); err != nil {
+		t.Fatal(err)
+	}
 	st.Close()
 
 	code, out, errOut := run(t, "", "db", "copy", "--from", data, "--to", pg)
-	if code != 0 || !strings.Contains(out, "copied 7 games (7 moves), 1 series and 2 online games") || !strings.Contains(out, "checked") {
+	if code != 0 || !strings.Contains(out, "copied 7 games (7 moves), 1 series and 2 online games") || !strings.Contains(out, "checked") ||
+		!strings.Contains(out, "with 1 account: 2 credentials (passwords and passkeys), 1 session and 1 owned seat\n") {
 		t.Fatalf("copy to PostgreSQL: exit %d:\n%s%s", code, out, errOut)
 	}
 	back := filepath.Join(dir, "back")
@@ -159,13 +180,40 @@ func TestDBCopyRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mid.Close()
-	b, err := store.OpenReadOnly(ctx, filepath.Join(back, "games.db"))
+	b, err := store.Open(ctx, filepath.Join(back, "games.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()
 	sameGames(t, a, mid)
 	sameGames(t, a, b)
+
+	// In both copies the account signs in with its password, its browser
+	// stays signed in, its passkey is known and its seat is its own.
+	creds, err := a.Credentials(ctx, signed.Account.ID)
+	if err != nil || len(creds) != 2 {
+		t.Fatalf("credentials %+v, %v", creds, err)
+	}
+	for name, cp := range map[string]store.Store{"PostgreSQL": mid, "SQLite": b} {
+		svc := account.New(cp, hasher)
+		in, err := svc.SignIn(ctx, "amina", password)
+		if err != nil || in.Account.ID != signed.Account.ID {
+			t.Errorf("%s: signing in: %+v, %v", name, in, err)
+		}
+		if _, err := svc.SignIn(ctx, "Amina", "wrong-"+password); !errors.Is(err, account.ErrSignIn) {
+			t.Errorf("%s: signing in with a wrong password: %v", name, err)
+		}
+		if who, err := svc.Who(ctx, signed.Session); err != nil || who.ID != signed.Account.ID {
+			t.Errorf("%s: the session signed in before the copy: %+v, %v", name, who, err)
+		}
+		if got, err := cp.Credentials(ctx, signed.Account.ID); err != nil || !reflect.DeepEqual(got, creds) {
+			t.Errorf("%s: credentials %+v, copied as %+v (%v)", name, creds, got, err)
+		}
+		games, err := cp.AccountGames(ctx, signed.Account.ID, 10)
+		if err != nil || len(games) != 1 || games[0] != (store.SeatGame{GameID: seated.ID, Side: rules.South}) {
+			t.Errorf("%s: the account's games %+v, %v; want South of %s", name, games, err, seated.ID)
+		}
+	}
 
 	// Again into a destination that holds games: refused.
 	code, out, errOut = run(t, "", "db", "copy", "--from", data, "--to", pg)
