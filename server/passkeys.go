@@ -131,6 +131,20 @@ func (s *Server) takeCeremony(w http.ResponseWriter, r *http.Request, kind strin
 }
 
 // passkeyBody reads the browser's credential, bounded.
+// ceremonyAnswer takes the ceremony of kind under way for r's browser
+// (used up even when the answer is bad) and reads the browser's answer.
+func (s *Server) ceremonyAnswer(w http.ResponseWriter, r *http.Request, kind string) (*ceremony, *webauthn.WebAuthn, []byte, error) {
+	c, wa, err := s.takeCeremony(w, r, kind)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data, err := passkeyBody(w, r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c, wa, data, nil
+}
+
 func passkeyBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<10))
 	if err != nil {
@@ -210,12 +224,7 @@ func (s *Server) passkeyRegisterBegin(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) passkeyRegisterFinish(w http.ResponseWriter, r *http.Request) {
-	c, wa, err := s.takeCeremony(w, r, "register")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	data, err := passkeyBody(w, r)
+	c, wa, data, err := s.ceremonyAnswer(w, r, "register")
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -295,12 +304,7 @@ func (s *Server) passkeySignInBegin(w http.ResponseWriter, r *http.Request) {
 var errPasskeySignIn = errorf(http.StatusUnauthorized, "this passkey does not sign in to any account here")
 
 func (s *Server) passkeySignInFinish(w http.ResponseWriter, r *http.Request) {
-	c, wa, err := s.takeCeremony(w, r, "signin")
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	data, err := passkeyBody(w, r)
+	c, wa, data, err := s.ceremonyAnswer(w, r, "signin")
 	if err != nil {
 		s.fail(w, r, err)
 		return
