@@ -17,6 +17,13 @@ const maxBinom = MaxSeeds + 2*rules.MaxHoles
 // binom[x][k] is the binomial coefficient C(x, k), saturated at 2^63.
 var binom [maxBinom + 1][2*rules.MaxHoles + 1]uint64
 
+// rankTerms[i<<8 + x] is C(x, i+1), the term of bar i at place x in a
+// rank: binom transposed and flattened, so that a rank's loop over the bars
+// steps through it with one addition a bar (bar i with i seeds before it
+// at place x is at i*257 + seeds), and sized in a power of two, so that a
+// masked index needs no bounds test. Places reach at most maxBinom (159).
+var rankTerms [2 * rules.MaxHoles << 8]uint64
+
 func init() {
 	for x := 0; x <= maxBinom; x++ {
 		binom[x][0] = 1
@@ -26,6 +33,11 @@ func init() {
 				s = 1 << 63
 			}
 			binom[x][k] = s
+		}
+	}
+	for i := 0; i < 2*rules.MaxHoles; i++ {
+		for x := 0; x <= maxBinom; x++ {
+			rankTerms[i<<8+x] = binom[x][i+1]
 		}
 	}
 }

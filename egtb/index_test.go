@@ -93,8 +93,8 @@ func TestSize(t *testing.T) {
 func TestSowMatchesRules(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 20000; trial++ {
-		holes := 2 + rng.IntN(7)
-		n := rng.IntN(60)
+		holes := 2 + rng.IntN(15) // every board size, 2 to 16 holes a row
+		n := rng.IntN(MaxSeeds + 1)
 		r := rules.Rules{Variant: rules.Variant(rng.IntN(2)), MaxLaps: []int{1, 2, 3, 7, 50, 1000}[rng.IntN(6)]}
 		cells := make([]int, 2*holes)
 		for s := 0; s < n; s++ {

@@ -70,30 +70,37 @@ func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
 
 // mirrorRank returns the rank of b's mirror image: the board as seen by
 // North, who is to move after South's move.
+//
+// This is the builder's hottest loop (a rank for every move of every
+// position): the terms come from rankTerms, stepped through with one
+// addition a bar, and the masks keep every index within its array, so that
+// the compiler drops the bounds tests.
 func (b *board) mirrorRank(holes int) uint64 {
+	const mask = len(rankTerms) - 1
 	var r uint64
-	s := 0
-	i := 0
+	at := 0 // bar i's entry in rankTerms: i<<8 + i + the seeds before bar i, so 257 more a bar
 	for j := holes; j < 2*holes; j++ {
-		s += int(b[j])
-		r += binom[s+i][i+1]
-		i++
+		at += int(b[j&31])
+		r += rankTerms[at&mask]
+		at += 257
 	}
 	for j := 0; j < holes-1; j++ {
-		s += int(b[j])
-		r += binom[s+i][i+1]
-		i++
+		at += int(b[j&31])
+		r += rankTerms[at&mask]
+		at += 257
 	}
 	return r
 }
 
 // rank returns the rank of b.
 func (b *board) rank(holes int) uint64 {
+	const mask = len(rankTerms) - 1
 	var r uint64
-	s := 0
-	for i := 0; i < 2*holes-1; i++ {
-		s += int(b[i])
-		r += binom[s+i][i+1]
+	at := 0
+	for j := 0; j < 2*holes-1; j++ {
+		at += int(b[j&31])
+		r += rankTerms[at&mask]
+		at += 257
 	}
 	return r
 }

@@ -1,9 +1,9 @@
 // Package engine searches En Dodoi positions for the best move: an
 // iterative-deepening alpha-beta search (negamax with principal-variation
 // search and aspiration windows) over a shared transposition table keyed by
-// Zobrist hashes, with optional parallel helper threads that share the
-// table and put off the moves another thread is searching (lazy SMP with
-// simplified ABDADA).
+// a hash of the packed board, with optional parallel helper threads that
+// share the table and put off the moves another thread is searching (lazy
+// SMP with simplified ABDADA).
 //
 // Scores are future capture margins in seeds from the side to move's view:
 // how many more seeds the side to move can expect to capture than its

@@ -21,7 +21,7 @@ func (p Position) AppendText(b []byte) []byte {
 		case i > 0:
 			b = append(b, ',')
 		}
-		b = strconv.AppendUint(b, uint64(p.holes[i]), 10)
+		b = strconv.AppendUint(b, p.hole(i), 10)
 	}
 	b = append(b, ' ', p.toMove.Letter(), ' ')
 	b = strconv.AppendUint(b, uint64(p.captured[South]), 10)
@@ -161,8 +161,10 @@ func (ps *positionParser) parse() (Position, error) {
 		return p, ps.errorf(0, "a row must have at least %d holes, these have %d", MinHoles, n)
 	}
 	p.n = uint8(n)
-	copy(p.holes[:n], rows[0][:n])
-	copy(p.holes[n:2*n], rows[1][:n])
+	for j := 0; j < n; j++ {
+		p.setHole(j, rows[0][j])
+		p.setHole(n+j, rows[1][j])
+	}
 	if ps.peek() != ' ' {
 		return p, ps.errorf(ps.i, "want one space and the side to move (s or n) after the rows")
 	}

@@ -43,7 +43,7 @@ func perft(p Position, counts []uint64, laps int, cross bool) {
 	n := int(p.n)
 	base := int(p.toMove) * n
 	for j := 0; j < n; j++ {
-		if p.holes[base+j] == 0 {
+		if p.hole(base+j) == 0 {
 			continue
 		}
 		q := p

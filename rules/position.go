@@ -12,9 +12,11 @@ import (
 // Positions are small values: copy them freely; two positions are equal
 // under == when they have the same board, side to move and captures.
 type Position struct {
-	// holes in sowing order: South's a.. at 0..n-1, North's A.. at n..2n-1.
-	// Entries from 2n on are always zero.
-	holes    [2 * MaxHoles]uint16
+	// holes in sowing order, South's a.. at 0..n-1, North's A.. at n..2n-1,
+	// packed four to a word: hole i is the 16-bit lane i%4 of word i/4.
+	// Lanes from 2n on are always zero. Packed, a lap of the sowing adds
+	// one to a run of holes with a few word additions (see sow).
+	holes    [holeWords]uint64
 	captured [2]uint32
 	n        uint8 // holes per row
 	toMove   Side
@@ -32,7 +34,7 @@ func NewPosition(holes, seeds int) (Position, error) {
 	}
 	p := Position{n: uint8(holes)}
 	for i := 0; i < 2*holes; i++ {
-		p.holes[i] = uint16(seeds)
+		p.setHole(i, uint16(seeds))
 	}
 	return p, nil
 }
@@ -62,7 +64,7 @@ func NewPositionFromRows(south, north []int, toMove Side, capturedSouth, capture
 			if total > MaxBoardSeeds {
 				return Position{}, fmt.Errorf("more than %d seeds on the board", MaxBoardSeeds)
 			}
-			p.holes[i*n+j] = uint16(c)
+			p.setHole(i*n+j, uint16(c))
 		}
 	}
 	for i, c := range [2]int{capturedSouth, capturedNorth} {
@@ -105,7 +107,7 @@ func (p Position) Seeds(m Move) int {
 	if m.Column() >= int(p.n) || m&^0x1F != 0 {
 		return 0
 	}
-	return int(p.holes[m.Index(int(p.n))])
+	return int(p.hole(m.Index(int(p.n))))
 }
 
 // SeedsAt returns the number of seeds in hole number i (sowing order,
@@ -114,20 +116,33 @@ func (p Position) SeedsAt(i int) int {
 	if i < 0 || i >= 2*int(p.n) {
 		return 0
 	}
-	return int(p.holes[i])
+	return int(p.hole(i))
 }
 
 // Board returns the seed counts of every hole in sowing order (South's
-// row a.., then North's A..); entries from 2H on are zero. It is for hot
-// loops that read many holes: a copy, with no bounds test per hole.
-func (p *Position) Board() [2 * MaxHoles]uint16 { return p.holes }
+// row a.., then North's A..); entries from 2H on are zero. It is for
+// loops that read many holes: one unpacked copy, with no bounds test per
+// hole. Hot loops that can work a word at a time use Packed.
+func (p *Position) Board() [2 * MaxHoles]uint16 {
+	var b [2 * MaxHoles]uint16
+	for i := range b {
+		b[i] = uint16(p.holes[i>>2] >> (16 * uint(i&3)))
+	}
+	return b
+}
+
+// Packed returns the holes as the position keeps them, four to a 64-bit
+// word: hole i (sowing order, 0..2H-1) is bits 16*(i%4) to 16*(i%4)+15 of
+// word i/4, and every bit from hole 2H on is zero. It is for hot loops
+// that work on many holes at once (a hash, counts of holes by content).
+func (p *Position) Packed() [2 * MaxHoles / 4]uint64 { return p.holes }
 
 // Row returns side s's seed counts in its sowing order.
 func (p Position) Row(s Side) []int {
 	n := int(p.n)
 	row := make([]int, n)
 	for j := range row {
-		row[j] = int(p.holes[int(s&1)*n+j])
+		row[j] = int(p.hole(int(s&1)*n + j))
 	}
 	return row
 }
@@ -137,21 +152,12 @@ func (p Position) Captured(s Side) int { return int(p.captured[s&1]) }
 
 // OnBoard returns the number of seeds on the board.
 func (p Position) OnBoard() int {
-	t := 0
-	for _, c := range p.holes {
-		t += int(c)
-	}
-	return t
+	return int(laneSum(&p.holes, &allLanes))
 }
 
 // RowSeeds returns the number of seeds in side s's row.
 func (p Position) RowSeeds(s Side) int {
-	n := int(p.n)
-	t := 0
-	for _, c := range p.holes[int(s&1)*n : int(s&1)*n+n] {
-		t += int(c)
-	}
-	return t
+	return int(laneSum(&p.holes, &rowLanes[p.n&(MaxHoles|(MaxHoles-1))][s&1]))
 }
 
 // Total returns all seeds: on the board and captured by either player.
@@ -193,7 +199,7 @@ func (p *Position) check(m Move) (int, error) {
 		return 0, ErrNoSuchHole
 	}
 	i := m.Index(int(p.n))
-	if p.holes[i] == 0 {
+	if p.hole(i) == 0 {
 		return 0, ErrEmptyHole
 	}
 	return i, nil
@@ -265,7 +271,7 @@ func (p Position) HasLegalMove(r Rules) bool {
 func (p *Position) nextLegal(j, laps int, cross bool) int {
 	base := int(p.toMove) * int(p.n)
 	for ; j < int(p.n); j++ {
-		if p.holes[base+j] == 0 {
+		if p.hole(base+j) == 0 {
 			continue
 		}
 		q := *p
@@ -283,9 +289,7 @@ func (p *Position) nextLegal(j, laps int, cross bool) int {
 func (p Position) Final() Position {
 	last := p.toMove.Opponent()
 	p.captured[last] += uint32(p.OnBoard())
-	for i := range p.holes {
-		p.holes[i] = 0
-	}
+	p.holes = [holeWords]uint64{}
 	return p
 }
 

@@ -38,6 +38,7 @@ func (p Position) Trace(m Move, r Rules) (Position, Sowing, error) {
 		return p, Sowing{}, err
 	}
 	q := p
+	h := q.Board()
 	size := 2 * int(q.n)
 	sw := Sowing{Move: m, CaptureFrom: -1}
 	pos := from
@@ -45,28 +46,29 @@ func (p Position) Trace(m Move, r Rules) (Position, Sowing, error) {
 		if len(sw.Laps) == r.Laps() {
 			return p, Sowing{}, ErrEndless
 		}
-		lap := Lap{From: pos, Seeds: int(q.holes[pos])}
-		q.holes[pos] = 0
+		lap := Lap{From: pos, Seeds: int(h[pos])}
+		h[pos] = 0
 		for k := 0; k < lap.Seeds; k++ {
 			pos = (pos + 1) % size
-			q.holes[pos]++
+			h[pos]++
 		}
 		lap.To = pos
 		sw.Laps = append(sw.Laps, lap)
-		if q.holes[pos] == 1 {
+		if h[pos] == 1 {
 			break
 		}
 	}
 	ownRow := pos/int(q.n) == int(q.toMove)
 	if ownRow || r.captureInOpponentRow() {
 		opp := size - 1 - pos
-		if q.holes[opp] > 0 {
+		if h[opp] > 0 {
 			sw.CaptureFrom = opp
-			sw.Captured = int(q.holes[opp]) + 1
+			sw.Captured = int(h[opp]) + 1
 			q.captured[q.toMove] += uint32(sw.Captured)
-			q.holes[opp], q.holes[pos] = 0, 0
+			h[opp], h[pos] = 0, 0
 		}
 	}
+	q.setBoard(&h)
 	q.toMove ^= 1
 	return q, sw, nil
 }
