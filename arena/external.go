@@ -1,15 +1,10 @@
 package arena
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/endodoi/endodoi/protocol"
@@ -24,7 +19,7 @@ type cmdPlayer struct {
 	spec Spec
 	r    rules.Rules
 
-	proc    *process // nil when not running
+	proc    *protocol.Process // nil when not running
 	sent    rules.Rules
 	options map[string]bool // options the program declared, lower case
 	idName  string
@@ -36,123 +31,6 @@ func newCmdPlayer(s Spec, r rules.Rules) *cmdPlayer {
 }
 
 func (p *cmdPlayer) Name() string { return p.spec.raw }
-
-// process is a running program: its input, its output lines and its end.
-type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan string   // output lines; closed at the end of the output
-	exited chan struct{} // closed once the program has exited and been waited for
-	quit   chan struct{} // closed to make the reader discard the output
-	once   sync.Once
-	stderr *tail
-	err    error // Wait's error, valid once exited is closed
-}
-
-// tail keeps the last few hundred bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 512
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
-}
-
-func startProcess(argv []string) (*process, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	setProcessGroup(cmd)
-	cmd.WaitDelay = time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	pr := &process{
-		cmd:    cmd,
-		stdin:  stdin,
-		lines:  make(chan string, 64),
-		exited: make(chan struct{}),
-		quit:   make(chan struct{}),
-		stderr: &tail{},
-	}
-	cmd.Stderr = pr.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 4096), 1<<20)
-	read:
-		for sc.Scan() {
-			select {
-			case pr.lines <- strings.TrimRight(sc.Text(), "\r"):
-			case <-pr.quit:
-				break read
-			}
-		}
-		close(pr.lines)
-		if _, err := io.Copy(io.Discard, stdout); err != nil {
-			_ = err // the pipe is closed by Wait below or was broken
-		}
-		pr.err = cmd.Wait()
-		close(pr.exited)
-	}()
-	return pr, nil
-}
-
-// send writes commands to the program, one a line.
-func (pr *process) send(cmds ...protocol.Command) error {
-	var b []byte
-	for _, c := range cmds {
-		b = append(c.Append(b), '\n')
-	}
-	_, err := pr.stdin.Write(b)
-	return err
-}
-
-func (pr *process) discard() { pr.once.Do(func() { close(pr.quit) }) }
-
-// kill ends the program at once and waits for it.
-func (pr *process) kill() {
-	killProcess(pr.cmd)
-	pr.stdin.Close()
-	pr.discard()
-	<-pr.exited
-}
-
-// end asks the program to quit, waits a little, then kills it.
-func (pr *process) end() {
-	_ = pr.send(protocol.Quit{})
-	pr.stdin.Close()
-	pr.discard()
-	select {
-	case <-pr.exited:
-	case <-time.After(2 * time.Second):
-		pr.kill()
-	}
-}
 
 // errNoReply is returned when the program's output ends.
 var errNoReply = errors.New("the program's output ended")
@@ -166,7 +44,7 @@ func (p *cmdPlayer) await(ctx context.Context, timeout time.Duration, what strin
 	defer timer.Stop()
 	for {
 		select {
-		case l, ok := <-p.proc.lines:
+		case l, ok := <-p.proc.Lines():
 			if !ok {
 				return nil, p.exitError("waiting for "+what, nil)
 			}
@@ -197,19 +75,17 @@ func is[R protocol.Reply]() func(string, protocol.Reply, error) (bool, error) {
 // (cause), while doing something.
 func (p *cmdPlayer) exitError(doing string, cause error) error {
 	pr := p.proc
-	select {
-	case <-pr.exited:
-	case <-time.After(time.Second):
+	if !pr.WaitExit(time.Second) {
 		if cause != nil {
 			return fmt.Errorf("%v while %s", cause, doing)
 		}
 		return fmt.Errorf("output ended while %s", doing)
 	}
 	var detail []string
-	if pr.err != nil {
-		detail = append(detail, pr.err.Error())
+	if err := pr.Err(); err != nil {
+		detail = append(detail, err.Error())
 	}
-	if t := pr.stderr.String(); t != "" {
+	if t := pr.Stderr(); t != "" {
 		detail = append(detail, "stderr: "+t)
 	}
 	msg := "the program exited"
@@ -223,7 +99,7 @@ func (p *cmdPlayer) exitError(doing string, cause error) error {
 // afresh, and returns err.
 func (p *cmdPlayer) fail(err error) error {
 	if p.proc != nil {
-		p.proc.kill()
+		p.proc.Kill()
 		p.proc = nil
 	}
 	return err
@@ -241,7 +117,7 @@ func (p *cmdPlayer) NewGame(ctx context.Context, r rules.Rules, start rules.Posi
 			return p.fail(err)
 		}
 	}
-	if err := p.proc.send(protocol.NewGame{}); err != nil {
+	if err := p.proc.Send(protocol.NewGame{}); err != nil {
 		return p.fail(p.exitError("sending newgame", err))
 	}
 	return nil
@@ -249,14 +125,14 @@ func (p *cmdPlayer) NewGame(ctx context.Context, r rules.Rules, start rules.Posi
 
 // launch starts the program and does the handshake.
 func (p *cmdPlayer) launch(ctx context.Context) error {
-	pr, err := startProcess(p.spec.argv)
+	pr, err := protocol.StartProgram(p.spec.argv)
 	if err != nil {
 		return err
 	}
 	p.proc = pr
 	p.sent = rules.DefaultRules()
 	p.options = map[string]bool{}
-	if err := pr.send(protocol.Hello{}); err != nil {
+	if err := pr.Send(protocol.Hello{}); err != nil {
 		return p.exitError("sending the handshake", err)
 	}
 	_, err = p.await(ctx, HandshakeTimeout, "endodoiok", func(_ string, r protocol.Reply, _ error) (bool, error) {
@@ -277,21 +153,12 @@ func (p *cmdPlayer) launch(ctx context.Context) error {
 
 // setRules sends the rules options and waits for readyok.
 func (p *cmdPlayer) setRules(ctx context.Context, r rules.Rules) error {
-	var cmds []protocol.Command
-	if r.Variant != p.sent.Variant {
-		if !p.options["variant"] {
-			return fmt.Errorf("the program declares no Variant option, needed for the %s variant", r.Variant)
-		}
-		cmds = append(cmds, protocol.SetOption{Name: "Variant", Value: r.Variant.String()})
-	}
-	if r.Laps() != p.sent.Laps() {
-		if !p.options["maxlaps"] {
-			return fmt.Errorf("the program declares no MaxLaps option, needed for a lap cap of %d", r.Laps())
-		}
-		cmds = append(cmds, protocol.SetOption{Name: "MaxLaps", Value: strconv.Itoa(r.Laps())})
+	cmds, err := protocol.RulesOptions(p.sent, r, p.options)
+	if err != nil {
+		return err
 	}
 	cmds = append(cmds, protocol.IsReady{})
-	if err := p.proc.send(cmds...); err != nil {
+	if err := p.proc.Send(cmds...); err != nil {
 		return p.exitError("sending options", err)
 	}
 	if _, err := p.await(ctx, HandshakeTimeout, "readyok", is[protocol.ReadyOK]()); err != nil {
@@ -310,7 +177,7 @@ func (p *cmdPlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, error)
 	if lim.MoveTime > 0 {
 		lim.MoveTime = max(lim.MoveTime.Truncate(time.Millisecond), time.Millisecond)
 	}
-	if err := p.proc.send(protocol.Position{Start: g.Start(), Moves: g.Moves()}, protocol.Go{Limits: lim}); err != nil {
+	if err := p.proc.Send(protocol.Position{Start: g.Start(), Moves: g.Moves()}, protocol.Go{Limits: lim}); err != nil {
 		return rules.NoMove, p.fail(p.exitError("sending go", err))
 	}
 	var lastError string
@@ -329,7 +196,7 @@ func (p *cmdPlayer) Move(ctx context.Context, g *rules.Game) (rules.Move, error)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Interrupted: let the program stop; it is not its fault.
-			_ = p.proc.send(protocol.Stop{})
+			_ = p.proc.Send(protocol.Stop{})
 			_, _ = p.await(context.Background(), time.Second, "bestmove", is[protocol.BestMove]())
 			return rules.NoMove, ctx.Err()
 		}
@@ -356,7 +223,7 @@ func withLastError(msg, lastError string) error {
 
 func (p *cmdPlayer) Close() error {
 	if p.proc != nil {
-		p.proc.end()
+		p.proc.End()
 		p.proc = nil
 	}
 	return nil

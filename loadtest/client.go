@@ -115,11 +115,18 @@ type answer struct {
 	status     int
 	retryAfter time.Duration // from a Retry-After header in seconds; 0 if none
 	body       []byte
+	header     http.Header
 }
 
 // do sends one request with the client's timeout and reads the whole
 // answer, so that the connection can be reused.
 func (c *client) do(ctx context.Context, method, path string, body []byte) (answer, error) {
+	return c.doAs(ctx, method, path, body, "")
+}
+
+// doAs is do with a session cookie (a header value, name=value), if not
+// empty: the request of a signed-in player.
+func (c *client) doAs(ctx context.Context, method, path string, body []byte, cookie string) (answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	var rd io.Reader
@@ -134,6 +141,9 @@ func (c *client) do(ctx context.Context, method, path string, body []byte) (answ
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	if cookie != "" {
+		req.Header.Set("Cookie", cookie)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return answer{}, err
@@ -146,7 +156,7 @@ func (c *client) do(ctx context.Context, method, path string, body []byte) (answ
 	if len(data) > maxAnswer {
 		return answer{}, &badAnswer{fmt.Sprintf("%s %s: answer over %d bytes", method, path, maxAnswer)}
 	}
-	a := answer{status: resp.StatusCode, body: data}
+	a := answer{status: resp.StatusCode, body: data, header: resp.Header}
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 		a.retryAfter = time.Duration(s) * time.Second
 	}

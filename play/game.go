@@ -3,9 +3,10 @@
 // one device, against the computer and online alike. Moves, takebacks,
 // resignations, seats, clocks, offers, rematches, series and expiry are
 // here: every change is checked, sown once, committed to the store and
-// told (Table.OnChange) before it is returned. A refused request gets an
-// error of one of the kinds in errors.go; the server maps each kind to its
-// answer. The package speaks no HTTP.
+// told (Table.OnChange) before it is returned, with the state it left
+// (State), so that what shows it reads nothing more. A refused request
+// gets an error of one of the kinds in errors.go; the server maps each
+// kind to its answer. The package speaks no HTTP.
 package play
 
 import (
@@ -13,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -101,7 +103,7 @@ func (g *Game) Status() string {
 	if end := g.End(); end != "" {
 		return EndStatus(end)
 	}
-	return StatusName(g.board.Status())
+	return gameview.StatusName(g.board.Status())
 }
 
 // Result is the game's result token: the stored one for a game ended other
@@ -111,17 +113,6 @@ func (g *Game) Result() string {
 		return g.info.Result
 	}
 	return g.board.Result().Token()
-}
-
-// StatusName is the API's name of a status under the rules of play.
-func StatusName(s rules.Status) string {
-	switch s {
-	case rules.NoLegalMove:
-		return "no-legal-move"
-	case rules.Repetition:
-		return "repetition"
-	}
-	return "playing"
 }
 
 // EndStatus is the status of a game that ended as end says (an End

@@ -147,3 +147,35 @@ func (t *Table) SeatOf(ctx context.Context, g *Game, token string) (Seat, error)
 	}
 	return Seat{}, errorf(ErrNoSeat, "unknown seat token")
 }
+
+// SeatOfAccount says which seat of online game g account accountID owns
+// (store.Accounts.ClaimSeat, or a game paired in the lobby): ErrNoSeat
+// when it owns neither. An account that owns both acts as the side to
+// move.
+func (t *Table) SeatOfAccount(ctx context.Context, g *Game, accountID string) (Seat, error) {
+	o := g.info.Online
+	if o == nil {
+		return Device, nil
+	}
+	owners, err := t.store.SeatOwners(ctx, []string{o.Seats[rules.South], o.Seats[rules.North]})
+	if err != nil {
+		return Seat{}, err
+	}
+	toMove := g.board.Position().ToMove()
+	for _, side := range []rules.Side{toMove, toMove.Opponent()} {
+		if h := o.Seats[side]; h != "" && owners[h] == accountID {
+			return Seat{Side: side}, nil
+		}
+	}
+	return Seat{}, errorf(ErrNoSeat, "you hold no seat in this game")
+}
+
+// PairedOnline returns the online state of a new game whose two seats are
+// taken at once by accounts (a pairing of the lobby): each seat is the
+// hash of a token nobody is given, since its account acts on it.
+func PairedOnline(clock store.Clock) *store.Online {
+	o := &store.Online{Invite: newInvite(), Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
+	_, o.Seats[rules.South] = newToken()
+	_, o.Seats[rules.North] = newToken()
+	return o
+}

@@ -22,6 +22,11 @@ type Table struct {
 	// with the game as it is then, before the call that made it returns:
 	// of a move, and of a flag that fell while a request was on its way.
 	OnChange func(ctx context.Context, g *Game, c Change)
+	// ViewLaps bounds the laps of the sowings a State lists (0: no bound):
+	// nothing but the repetition rule bounds a game's length.
+	ViewLaps int
+	// ratings keeps the players of the games shown lately (ratings.go).
+	ratings ratingsCache
 }
 
 // NewTable returns a table over st; notice, if not nil, writes the notice
@@ -45,13 +50,17 @@ type Notice struct {
 	Board *rules.Game
 }
 
-// Change is a change made to a game: what its watchers are told.
+// Change is a change made to a game: what its watchers are told, and
+// what the one who made it is answered.
 type Change struct {
 	// Event names the change: "move", "takeback", "join", "resign",
 	// "timeout", "rematch" and the other actions (docs/api.md).
 	Event string
 	// Sowing is how the move sowed, for a move.
 	Sowing *rules.Sowing
+	// State is the game as the change left it, taken once the change was
+	// stored: its clocks read then, its series read after it.
+	State State
 }
 
 // deadline is when the running clock of online state o falls in game b,
@@ -79,7 +88,7 @@ type edit struct {
 }
 
 // commit stores edit e of game g, sets the rest of g's state to what was
-// stored, and tells OnChange.
+// stored, and tells OnChange of the change, with the state it left.
 func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	ch := store.Change{Ply: e.had, From: e.from, Moves: e.moves, Result: e.result, Online: e.online,
 		South: e.south, North: e.north, Next: e.next}
@@ -115,11 +124,31 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	if e.north != nil {
 		g.info.North = *e.north
 	}
-	c := Change{Event: e.event, Sowing: e.sowing}
+	c := Change{Event: e.event, Sowing: e.sowing, State: g.state(time.Now(), t.ViewLaps)}
+	if err := t.readSeries(ctx, &c.State); err != nil {
+		// The change is stored and g is as it left it; only what shows
+		// it failed.
+		return Change{}, err
+	}
+	if err := t.readRatings(ctx, &c.State); err != nil {
+		return Change{}, err
+	}
 	if t.OnChange != nil {
 		t.OnChange(ctx, g, c)
 	}
 	return c, nil
+}
+
+// startResult is the result a new game sg is stored with: what its moves
+// decide, unless it is a game on one device that comes resigned (an
+// imported record) with a win while its moves leave it going, which is
+// stored as Act stores a resignation.
+func startResult(sg *store.Game, board *rules.Game) string {
+	if sg.Online == nil && !board.Over() &&
+		(sg.Result == rules.SouthWins.Token() || sg.Result == rules.NorthWins.Token()) {
+		return sg.Result
+	}
+	return board.Result().Token()
 }
 
 // Load returns game id as stored, replayed.
@@ -128,13 +157,14 @@ func (t *Table) Load(ctx context.Context, id string) (*Game, error) { return loa
 // Create stores the new game sg, with the moves board has played from its
 // start (nil for none), and with series > 0 the series to that many wins
 // that it starts. A record imported again finds its game (created false).
+// sg.Result is set from the moves, except for a resignation (startResult).
 func (t *Table) Create(ctx context.Context, sg *store.Game, board *rules.Game, series int) (g *Game, created bool, err error) {
 	if board == nil {
 		if board, err = rules.NewGame(sg.Start, sg.Rules); err != nil {
 			return nil, false, errorf(ErrBadRequest, "%v", err)
 		}
 	}
-	sg.Result = board.Result().Token()
+	sg.Result = startResult(sg, board)
 	if series > 0 {
 		err = t.store.CreateSeriesGame(ctx, series, sg)
 	} else {

@@ -17,12 +17,7 @@ import (
 func onlineGame(t *testing.T, minutes int) (*Table, *Game, [2]string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir()+"/games.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	tb := NewTable(st, nil)
+	tb := newTable(t)
 	start, err := rules.NewPosition(8, 4)
 	if err != nil {
 		t.Fatal(err)

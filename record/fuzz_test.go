@@ -20,6 +20,9 @@ var fuzzTextSeeds = []string{
 	"[Holes \"6\"]\n[Event \"Casual]\n",
 	"[Holes \"6\"]\n[Seeds \"4\"]\n[Holes \"6\"]\n",
 	"[Result \"1-0\"]\n[Holes \"6\"]\n[Seeds \"4\"]\n\n1. a A 1-0",
+	"[Holes \"6\"]\n[Seeds \"4\"]\n[Result \"*\"]\n[Termination \"resigned; South won\"]\n\n1. c *\n",
+	"[Holes \"6\"]\n[Seeds \"4\"]\n[Termination \"resigned; North wins\"]\n\n1. c *\n",
+	"[Holes \"3\"]\n[MaxLaps \"1\"]\n[Position \"1,1,0/0,0,0 s 0 0\"]\n[Termination \"resigned; North won\"]\n\nb",
 	"",
 }
 
@@ -56,6 +59,9 @@ func FuzzParseJSON(f *testing.F) {
 	f.Add([]byte(`{"holes":6,"seeds":4,"holes":6}`))
 	f.Add([]byte(`{"holes":6.5}`))
 	f.Add([]byte(`{"holes":6,"seeds":4,"tags":{"Result":"*"}}`))
+	f.Add([]byte(`{"holes":6,"seeds":4,"moves":["c"],"tags":{"Termination":"resigned; South won"}}`))
+	f.Add([]byte(`{"holes":6,"seeds":4,"moves":["c"],"tags":{"Termination":"lost on time; South won"}}`))
+	f.Add([]byte(`{"holes":2,"seeds":1,"moves":["a","A"],"tags":{"Termination":"resigned; North won"}}`))
 	f.Add([]byte(`{"holes":6,"seeds":4,"moves":null}`))
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -73,6 +79,23 @@ func checkPrintsBack(t *testing.T, r *Record) {
 	t.Helper()
 	if err := r.Validate(); err != nil {
 		t.Fatalf("a record that was read does not validate: %v", err)
+	}
+	for _, tag := range r.Extra {
+		if tag.Name != tagTermination {
+			continue
+		}
+		// A Termination tag that was read as a resignation is one in a
+		// game its moves leave going; one that begins as a resignation
+		// was read as one.
+		if _, ok := r.Resigned(); !ok {
+			if strings.HasPrefix(strings.ToLower(strings.TrimSpace(tag.Value)), "resign") {
+				t.Fatalf("Termination %q was read but is not a resignation", tag.Value)
+			}
+			continue
+		}
+		if g, err := r.Game(); err != nil || g.Over() {
+			t.Fatalf("Termination %q was read for a game its moves end (%v)", tag.Value, err)
+		}
 	}
 	text := r.String()
 	if len(text) > MaxSize {

@@ -96,6 +96,9 @@ func ParseJSON(data []byte) (*Record, error) {
 	if tag, err := h.checkOutcome(g); err != nil {
 		return nil, fmt.Errorf("record: %s: %w", tagField[tag], err)
 	}
+	if err := checkTermination(h.extra, g); err != nil {
+		return nil, fmt.Errorf("record: tags: %s tag: %w", tagTermination, err)
+	}
 	return r, nil
 }
 

@@ -61,6 +61,10 @@ func randomRecord(t *rapid.T) *Record {
 	for _, n := range names {
 		r.Extra = append(r.Extra, Tag{Name: n, Value: valueGen.Draw(t, "tagValue")})
 	}
+	if !g.Over() && rapid.Bool().Draw(t, "resigned") {
+		winner := rules.Side(rapid.IntRange(0, 1).Draw(t, "winner"))
+		r.Extra = append(r.Extra, Tag{Name: tagTermination, Value: terminationText(winner)})
+	}
 	return r
 }
 

@@ -172,6 +172,72 @@ const (
 	tagScore    = "Score"
 )
 
+// tagTermination says how a game ended other than by the rules of play.
+// It stays an extra tag, kept and written in its place among them (the
+// JSON form holds it in "tags"), but reading checks its value: the one
+// ending a record carries is a resignation (see Record.Resigned).
+const tagTermination = "Termination"
+
+// terminationText is the value of the Termination tag of a game that
+// winner won by resignation.
+func terminationText(winner rules.Side) string {
+	return "resigned; " + winner.String() + " won"
+}
+
+// parseTermination reads the value of a Termination tag: a resignation
+// names its winner; any other ending (on time, by agreement, aborted, or
+// words of another program) only says how the game ended, and is kept as
+// it is. A value that begins as a resignation must be one exactly.
+func parseTermination(value string) (winner rules.Side, resigned bool, err error) {
+	for _, s := range []rules.Side{rules.South, rules.North} {
+		if value == terminationText(s) {
+			return s, true, nil
+		}
+	}
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(value)), "resign") {
+		return 0, false, fmt.Errorf("want %q or %q (a resignation), found %s",
+			terminationText(rules.South), terminationText(rules.North), quoteShort(value))
+	}
+	return 0, false, nil
+}
+
+// Resigned returns the winner of a game that ended by resignation, as its
+// Termination tag says: the other player resigned. A record read by Parse
+// or ParseJSON that has the tag has been checked: the moves leave the game
+// going.
+func (r *Record) Resigned() (winner rules.Side, ok bool) {
+	for _, t := range r.Extra {
+		if t.Name == tagTermination {
+			w, resigned, err := parseTermination(t.Value)
+			return w, resigned && err == nil
+		}
+	}
+	return 0, false
+}
+
+// checkTermination checks the Termination tag among extra, if it tells of
+// a resignation, against the game its moves make: one while the game goes on.
+// Either player may resign then (online, or against the computer, not only
+// on one's turn), so any winner is consistent with the position. The error
+// does not name the tag; the caller does.
+func checkTermination(extra []Tag, g *rules.Game) error {
+	for _, t := range extra {
+		if t.Name != tagTermination {
+			continue
+		}
+		winner, resigned, err := parseTermination(t.Value)
+		if err != nil || !resigned {
+			return err
+		}
+		if g.Over() {
+			return fmt.Errorf("says %s won by resignation but the moves end the game (%s): %s",
+				winner, g.Status(), outcome(g))
+		}
+		return nil
+	}
+	return nil
+}
+
 func isKnownTag(name string) bool {
 	switch name {
 	case tagEvent, tagDate, tagSouth, tagNorth, tagHoles, tagSeeds, tagVariant,

@@ -113,6 +113,10 @@ func Parse(text string) (*Record, error) {
 			return nil, errAt(mk.at, "game-termination marker says %s but the moves end in %s", mk.text, outcome(g))
 		}
 	}
+	if err := checkTermination(p.h.extra, g); err != nil {
+		at := p.tags[tagTermination].value
+		return nil, &SyntaxError{Line: at.line, Column: at.col, Msg: tagTermination + " tag: " + err.Error(), Err: err}
+	}
 	return p.h.record(start, p.moves), nil
 }
 

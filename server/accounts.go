@@ -61,7 +61,7 @@ func (s *Server) accountRoutes(o AccountOptions) {
 	s.mux.HandleFunc("POST /api/account/signout-everywhere", s.signedIn(s.signOutEverywhere))
 	s.mux.HandleFunc("GET /api/me", s.whoAmI)
 	s.mux.HandleFunc("POST /api/me/delete", s.signedIn(s.deleteAccount))
-	s.mux.HandleFunc("GET /api/me/games", s.signedIn(s.myGames))
+	s.mux.HandleFunc("GET /api/me/games", s.signedInOrBot(s.myGames))
 	s.passkeyRoutes()
 }
 
@@ -94,6 +94,7 @@ type accountView struct {
 	Created  time.Time `json:"created"`
 	Password bool      `json:"password"`
 	Passkeys int       `json:"passkeys"`
+	Bot      bool      `json:"bot,omitempty"` // a bot's account (identity.go)
 }
 
 type credentialsBody struct {
@@ -152,7 +153,7 @@ func (s *Server) signedIn(h func(w http.ResponseWriter, r *http.Request, a *stor
 }
 
 func (s *Server) viewAccount(r *http.Request, a *store.Account) (accountView, error) {
-	v := accountView{ID: a.ID, Name: a.Name, Created: a.Created}
+	v := accountView{ID: a.ID, Name: a.Name, Created: a.Created, Bot: a.Kind == store.AccountBot}
 	creds, err := s.store.Credentials(r.Context(), a.ID)
 	if err != nil {
 		return v, err
@@ -246,7 +247,7 @@ func (s *Server) signOutEverywhere(w http.ResponseWriter, r *http.Request, a *st
 // whoAmI answers the signed-in account, or null: not being signed in is
 // no error here.
 func (s *Server) whoAmI(w http.ResponseWriter, r *http.Request) {
-	a, err := s.currentAccount(r)
+	a, err := s.asker(r) // a bot asks with its token (identity.go)
 	if errors.Is(err, account.ErrNoSession) {
 		if sessionID(r) != "" {
 			s.clearSession(w, r)

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -81,7 +81,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	}
 	p := g.Position()
 	v := boardView{Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: []string{},
-		Status: play.StatusName(g.Status()), Result: g.Result().Token()}
+		Status: gameview.StatusName(g.Status()), Result: g.Result().Token()}
 	for i := 0; i <= g.Ply(); i++ {
 		v.Positions = append(v.Positions, g.PositionAt(i).String())
 	}

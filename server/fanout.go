@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/endodoi/endodoi/play"
@@ -119,6 +120,11 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 			for _, id := range s.live.watched() {
 				s.relay(id, "", false)
 			}
+			go s.lobbyResync() // reads the database: not on the listener's goroutine
+			return
+		}
+		if strings.HasPrefix(payload, lobbyNoticePrefix) {
+			s.handleLobbyNotice(payload[len(lobbyNoticePrefix):])
 			return
 		}
 		var n notice

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
@@ -209,6 +210,11 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sg := &store.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
+	if winner, ok := rec.Resigned(); ok {
+		// Stored as a game resigned on this server is: the winner's result
+		// while the moves leave the game going.
+		sg.Result = rules.WinFor(winner).Token()
+	}
 	// A record's names are optional: an empty one is no name.
 	if rec.South != "" {
 		sg.South, err = displayName(rec.South, "South")
@@ -260,7 +266,7 @@ func (s *Server) game(lock bool, h gameHandler) http.HandlerFunc {
 }
 
 func (s *Server) getGame(w http.ResponseWriter, r *http.Request, g *play.Game) error {
-	return s.answer(w, r, http.StatusOK, g)
+	return s.answerAsker(w, r, g)
 }
 
 // moveRequest is the body of POST /api/games/{id}/moves.
@@ -274,7 +280,7 @@ type moveRequest struct {
 // playMove answers POST /api/games/{id}/moves: a move of a game on one
 // device, or of a seat of an online game.
 func (s *Server) playMove(w http.ResponseWriter, r *http.Request, g *play.Game) error {
-	seat, err := s.table.SeatOf(r.Context(), g, bearer(r))
+	seat, err := s.seatOf(r, g)
 	if err != nil {
 		return err
 	}
@@ -286,7 +292,8 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request, g *play.Game) 
 	if err != nil {
 		return err
 	}
-	return s.answerMove(w, r, g, ch)
+	s.answerMove(w, ch)
+	return nil
 }
 
 // bearer returns the token of a request's Authorization header: the seat
@@ -317,7 +324,7 @@ type actionRequest struct {
 // on one device, which needs no seat (like its moves, the game belongs to
 // whoever has it open); for an online game, an action of a seat.
 func (s *Server) actions(w http.ResponseWriter, r *http.Request, g *play.Game) error {
-	seat, err := s.table.SeatOf(r.Context(), g, bearer(r))
+	seat, err := s.seatOf(r, g)
 	if err != nil {
 		return err
 	}
@@ -325,10 +332,12 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request, g *play.Game) e
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
-	if _, err := s.table.Act(r.Context(), g, seat, req.Action, req.Ply); err != nil {
+	ch, err := s.table.Act(r.Context(), g, seat, req.Action, req.Ply)
+	if err != nil {
 		return err
 	}
-	return s.answer(w, r, http.StatusOK, g)
+	s.answerChange(w, ch)
+	return nil
 }
 
 // listByID answers with the summaries of the games named, for a page's
@@ -381,7 +390,7 @@ func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 
 // computerMove plays the computer's move in a game against it.
 func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, g *play.Game) error {
-	if _, err := s.table.SeatOf(r.Context(), g, bearer(r)); err != nil {
+	if _, err := s.seatOf(r, g); err != nil {
 		return err
 	}
 	var req plyRequest
@@ -392,7 +401,8 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, g *play.Ga
 	if err != nil {
 		return err
 	}
-	return s.answerMove(w, r, g, ch)
+	s.answerMove(w, ch)
+	return nil
 }
 
 // choose returns the computer's move at level in game b. The strongest
@@ -409,17 +419,19 @@ func (s *Server) choose(ctx context.Context, b *rules.Game, level int) (rules.Mo
 // takeback takes back the last move, and against the computer the
 // computer's reply too, so that it is the person's move again.
 func (s *Server) takeback(w http.ResponseWriter, r *http.Request, g *play.Game) error {
-	if _, err := s.table.SeatOf(r.Context(), g, bearer(r)); err != nil {
+	if _, err := s.seatOf(r, g); err != nil {
 		return err
 	}
 	var req plyRequest
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
-	if _, err := s.table.Takeback(r.Context(), g, req.Ply); err != nil {
+	ch, err := s.table.Takeback(r.Context(), g, req.Ply)
+	if err != nil {
 		return err
 	}
-	return s.answer(w, r, http.StatusOK, g)
+	s.answerChange(w, ch)
+	return nil
 }
 
 // lineView is one analysed move.
@@ -521,7 +533,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		lim.MoveTime = time.Duration(req.TimeMS) * time.Millisecond
 	}
 	p := g.Position()
-	out := map[string]any{"position": p.String(), "status": play.StatusName(g.Status()), "lines": []lineView{}}
+	out := map[string]any{"position": p.String(), "status": gameview.StatusName(g.Status()), "lines": []lineView{}}
 	if g.Over() {
 		sc, nc := g.Score()
 		out["score"] = scoreView{South: sc, North: nc}

@@ -63,6 +63,9 @@ type liveConn struct {
 	fresh bool
 	// away: dropped because the server is stopping (goAway).
 	away atomic.Bool
+	// account is the account the connection's request came from, whose
+	// seats it may act on without a token (identity.go); "" for none.
+	account string
 }
 
 // drop closes the connection's queue: its writer ends the connection, and
@@ -288,9 +291,9 @@ func marshal(m liveMessage) []byte {
 	return b
 }
 
-// changed tells the live clients of game g of change c, once stored, and
-// watches its clock (play.Table.OnChange); the caller holds the game's
-// lock. Other instances sharing the database have been told by the
+// changed tells the live clients of game g of change c, once stored, in
+// the state the change left (the one its maker is answered), and watches
+// its clock (play.Table.OnChange); the caller holds the game's lock. Other instances sharing the database have been told by the
 // change's own transaction, so that a change acknowledged to its sender
 // has been announced to all.
 func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
@@ -300,10 +303,7 @@ func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
 	if !s.live.has(g.ID()) {
 		return
 	}
-	v, err := s.view(ctx, g)
-	if err != nil {
-		return
-	}
+	v := s.stateView(&c.State)
 	var sw *sowingView
 	if c.Sowing != nil {
 		sv := newSowingView(*c.Sowing)
@@ -400,7 +400,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
 		return
 	}
-	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{}), account: s.liveAccount(r)}
 	// Every change is told under its game's lock: holding it, the
 	// connection joins and gets the game as it is, so its first message
 	// is that state and no change falls between it and the next. The game
@@ -424,27 +424,12 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	// The HTTP server's deadlines would cut the connection short: it lives
-	// as long as the client stays, watched by pings instead.
-	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Time{})
-	rc.SetWriteDeadline(time.Time{})
-	// The guard has checked Origin already; the library checks it again.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	ws, ctx, cancel, err := s.acceptLive(w, r)
 	if err != nil {
 		s.live.leave(id, c)
 		return // Accept has answered
 	}
-	ws.SetReadLimit(MaxLiveMessage)
-	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	go func() { // the request's context ends with the connection
-		select {
-		case <-r.Context().Done():
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
 	// A fresh connection changes no presence yet (liveConn.fresh): it is
 	// announced once it says its seat, or is counted as watching.
 	counted := time.AfterFunc(presenceDelay, func() {
@@ -457,67 +442,20 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.live.leave(id, c)
 		s.presenceChanged(id)
 	}()
-	go s.liveWriter(ctx, cancel, ws, c)
+	go writeLive(ctx, cancel, ws, c.send, c.closed, c.away.Load)
 	s.liveReader(ctx, ws, c, id)
 	cancel()
 	ws.CloseNow()
 }
 
-// liveWriter sends the connection's queue and pings, until the
-// connection ends or is dropped.
-func (s *Server) liveWriter(ctx context.Context, cancel func(), ws *websocket.Conn, c *liveConn) {
-	defer cancel()
-	ping := time.NewTicker(livePing)
-	defer ping.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			ws.Close(websocket.StatusGoingAway, "the server is stopping")
-			return
-		case <-c.closed:
-			if c.away.Load() {
-				ws.Close(websocket.StatusGoingAway, "the server is stopping")
-			} else {
-				ws.Close(websocket.StatusTryAgainLater, "too slow to keep up: reconnect")
-			}
-			return
-		case msg := <-c.send:
-			wctx, done := context.WithTimeout(ctx, liveWrite)
-			err := ws.Write(wctx, websocket.MessageText, msg)
-			done()
-			if err != nil {
-				return
-			}
-		case <-ping.C:
-			pctx, done := context.WithTimeout(ctx, liveWrite)
-			err := ws.Ping(pctx)
-			done()
-			if err != nil {
-				return
-			}
-		}
-	}
-}
-
 // liveReader reads the client's messages until the connection ends.
 func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn, id string) {
-	// The library closes a connection whose message is over the read limit.
-	rate := Rate{liveRate, liveBurst}
-	budget := &bucket{tokens: liveBurst, last: time.Now()}
 	var token string
-	for {
-		_, data, err := ws.Read(ctx)
-		if err != nil {
-			return
-		}
-		if ok, _ := budget.take(rate, time.Now()); !ok {
-			ws.Close(websocket.StatusPolicyViolation, "too many messages")
-			return
-		}
+	readLive(ctx, ws, func(data []byte) {
 		var m clientMessage
 		if err := decodeBytes(data, &m); err != nil {
 			c.reply(liveMessage{Type: "error", Status: http.StatusBadRequest, Error: err.Error()})
-			continue
+			return
 		}
 		if m.Type == "hello" {
 			token = m.Token
@@ -542,7 +480,7 @@ func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn
 			}
 			c.reply(liveMessage{Type: "error", Status: p.status, Error: p.msg, Ref: ref})
 		}
-	}
+	})
 }
 
 // reply queues a message for this connection alone.
@@ -574,7 +512,7 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 		if g.Online() == nil {
 			return errorf(http.StatusConflict, "this game is played on one device: watch it only")
 		}
-		seat, err := s.table.SeatOf(ctx, g, token)
+		seat, err := s.liveSeat(ctx, g, token, c)
 		if err != nil {
 			return err
 		}

@@ -113,15 +113,21 @@ func clean(v any, key string) any {
 		if key == "created" || key == "updated" {
 			return "<time>"
 		}
+		if key == "date" {
+			return "<date>"
+		}
 	}
 	return v
 }
+
+// recordDate is a game record's date tag: the day the test runs.
+var recordDate = regexp.MustCompile(`\[Date "\d{4}-\d{2}-\d{2}"\]`)
 
 // normalize returns an answer's body with its varying parts named.
 func (n *normalizer) normalize(body []byte) string {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
-		text := string(body)
+		text := recordDate.ReplaceAllString(string(body), `[Date "<date>"]`)
 		for _, k := range n.order {
 			text = strings.ReplaceAll(text, k, n.names[k])
 		}

@@ -80,6 +80,9 @@ type Server struct {
 	tb *egtb.Library // nil without endgame databases
 
 	accounts *accounts // the accounts' routes (accounts.go)
+	lobby    *lobby    // the lobby's connections and work (lobby*.go)
+
+	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
 }
 
 // New returns a server over st with the default Options.
@@ -116,6 +119,8 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("GET /api/tablebases", s.tablebaseStatus)
 	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
 	s.accountRoutes(o.Accounts)
+	s.lobbyRoutes()
+	s.ratingRoutes()
 	s.metrics = newMetrics(o.Metrics, s)
 	s.guard = s.metrics.instrument(s.guarded(s.mux))
 	var notice func(play.Notice) string
@@ -124,6 +129,7 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	}
 	s.table = play.NewTable(st, notice)
 	s.table.OnChange = s.observeChange
+	s.table.ViewLaps = MaxViewLaps
 	return s
 }
 
@@ -262,6 +268,8 @@ func (s *Server) Start(ctx context.Context) error {
 		}()
 	}
 	go s.background(ctx)
+	s.startLobby(ctx)
+	s.fitting.Go(func() { s.fitAdvantages(ctx) })
 	return nil
 }
 
@@ -313,6 +321,8 @@ func (s *Server) background(ctx context.Context) {
 // made again on request. Started or not, no review starts afterwards.
 func (s *Server) Close() {
 	s.reviews.wait()
+	s.lobby.wg.Wait()
+	s.fitting.Wait()
 	if s.done != nil {
 		<-s.done
 	}

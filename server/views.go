@@ -5,98 +5,89 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
 
-// gameView is a game as the API shows it (docs/api.md).
+// gameView is a game as the API shows it (docs/api.md): its board, as
+// the browser's worker shows one too, with what a stored game adds. Its
+// Status is also "resigned" and the others of an online game; its
+// Sowings[k] is move SowingsFrom+k+1's: the earliest moves of a game
+// whose laps exceed MaxViewLaps have none (SowingsFrom > 0).
 type gameView struct {
-	ID         string       `json:"id"`
-	South      string       `json:"south"`
-	North      string       `json:"north"`
-	Holes      int          `json:"holes"`
-	Variant    string       `json:"variant"`
-	MaxLaps    int          `json:"maxLaps"`
-	Start      string       `json:"start"`
-	Position   string       `json:"position"`
-	Positions  []string     `json:"positions"` // after 0, 1, ... moves
-	Moves      []string     `json:"moves"`
-	ToMove     string       `json:"toMove"` // "s" or "n"
-	LegalMoves []string     `json:"legalMoves"`
-	Status     string       `json:"status"` // "playing", "no-legal-move", "repetition", or "resigned" and the others of an online game
-	Result     string       `json:"result"` // "*", "1-0", "0-1" or "1/2-1/2"
-	Score      scoreView    `json:"score"`  // captured seeds, the end-of-game sweep included
-	Computer   *computerRef `json:"computer,omitempty"`
-	Online     *onlineView  `json:"online,omitempty"`
-	SeriesID   string       `json:"seriesId,omitempty"`
-	Series     *seriesView  `json:"series,omitempty"`
-	Created    time.Time    `json:"created"`
-	Updated    time.Time    `json:"updated"`
-
-	// Sowings are how the moves sowed, lap by lap, for replaying them:
-	// Sowings[k] is move SowingsFrom+k+1's. The earliest moves of a game
-	// whose laps exceed MaxViewLaps have none (SowingsFrom > 0).
-	Sowings     []sowingView `json:"sowings"`
+	ID    string `json:"id"`
+	South string `json:"south"`
+	North string `json:"north"`
+	gameview.Board
 	SowingsFrom int          `json:"sowingsFrom"`
+	Computer    *computerRef `json:"computer,omitempty"`
+	Online      *onlineView  `json:"online,omitempty"`
+	SeriesID    string       `json:"seriesId,omitempty"`
+	Series      *seriesView  `json:"series,omitempty"`
+	Created     time.Time    `json:"created"`
+	Updated     time.Time    `json:"updated"`
+
+	// Rated (shown when true), and for an online game in which an
+	// account holds a seat its players with their ratings and, once rated
+	// and ended, the game's change of them (ratings.go).
+	Rated        bool              `json:"rated,omitempty"`
+	Players      *playersView      `json:"players,omitempty"`
+	RatingChange *ratingChangeView `json:"rating_change,omitempty"`
 }
 
-type scoreView struct {
-	South int `json:"south"`
-	North int `json:"north"`
-}
+// The API's score (captured seeds by side) and sowing of a move, as in a
+// game's board.
+type (
+	scoreView  = gameview.Score
+	sowingView = gameview.Sowing
+)
 
 type computerRef struct {
 	Side  string `json:"side"` // "s" or "n"
 	Level int    `json:"level"`
 }
 
-// view is game g as the API shows it, with its series' tally and, for an
-// online game, its seats, clocks and offers.
+// view is game g as the API shows it now (stateView), for an answer about
+// a game that the request has not changed.
 func (s *Server) view(ctx context.Context, g *play.Game) (gameView, error) {
-	v := newGameView(g)
-	if g.Online() != nil {
-		v.Online = s.newOnlineView(g, time.Now())
+	st, err := s.table.State(ctx, g)
+	if err != nil {
+		return gameView{}, err
 	}
-	if id := g.Info().SeriesID; id != "" {
-		sr, err := s.store.Series(ctx, id)
-		if err != nil {
-			return v, err
-		}
-		sv := newSeriesView(sr)
-		v.Series = &sv
-	}
-	return v, nil
+	return s.stateView(&st), nil
 }
 
-func newGameView(g *play.Game) gameView {
-	b, info := g.Board(), g.Info()
-	p := b.Position()
+// stateView is game state st as the API shows it, with its series' tally
+// and, for an online game, its seats, clocks, offers and who is connected.
+// Everything but who is connected is st's: an answer and a live message
+// made of one change's state tell the same.
+func (s *Server) stateView(st *play.State) gameView {
+	v := newGameView(st)
+	addRatings(&v, st)
+	if st.Series != nil {
+		sv := newSeriesView(st.Series, st.Tally)
+		v.Series = &sv
+	}
+	if st.Info.Online != nil {
+		v.Online = newOnlineView(st)
+		v.Online.Connected, v.Online.Watchers = s.live.presence(st.Info.ID)
+	}
+	return v
+}
+
+func newGameView(st *play.State) gameView {
+	info := &st.Info
 	v := gameView{
-		ID: info.ID, South: info.South, North: info.North, Holes: p.Holes(),
-		Variant: b.Rules().Variant.String(), MaxLaps: b.Rules().Laps(),
-		Start: b.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
-		Moves: []string{}, LegalMoves: []string{}, Positions: make([]string, 0, b.Ply()+1),
-		Status: g.Status(), Result: g.Result(),
-		SeriesID: info.SeriesID, Created: info.Created, Updated: info.Updated,
+		ID: info.ID, South: info.South, North: info.North, Board: gameview.NewBoard(st.Board, st.Sowings),
+		SowingsFrom: st.SowingsFrom, SeriesID: info.SeriesID, Created: info.Created, Updated: info.Updated,
 	}
-	for i := 0; i <= b.Ply(); i++ {
-		v.Positions = append(v.Positions, b.PositionAt(i).String())
+	// A game ended other than by the rules says so, and takes no move.
+	v.Status, v.Result = st.Status, st.Result
+	if st.End != "" {
+		v.LegalMoves = []string{}
 	}
-	for _, m := range b.Moves() {
-		v.Moves = append(v.Moves, m.String())
-	}
-	if g.End() == "" {
-		for _, m := range b.LegalMoves() {
-			v.LegalMoves = append(v.LegalMoves, m.String())
-		}
-	}
-	sowings, from := g.Sowings(MaxViewLaps)
-	v.Sowings, v.SowingsFrom = make([]sowingView, 0, len(sowings)), from
-	for _, sw := range sowings {
-		v.Sowings = append(v.Sowings, newSowingView(sw))
-	}
-	v.Score.South, v.Score.North = b.Score()
 	if c := info.Computer; c != nil {
 		v.Computer = &computerRef{Side: string(c.Side.Letter()), Level: c.Level}
 	}
@@ -111,28 +102,8 @@ func newGameView(g *play.Game) gameView {
 // always fits.
 const MaxViewLaps = 2 * MaxLaps
 
-// sowingView is one move lap by lap, for the animation. Holes are numbered
-// in sowing order, 0..2H-1 (South's a.. then North's A..).
-type sowingView struct {
-	Move        string    `json:"move"`
-	Laps        []lapView `json:"laps"`
-	CaptureFrom int       `json:"captureFrom"` // -1: no capture
-	Captured    int       `json:"captured"`
-}
-
-type lapView struct {
-	From  int `json:"from"`
-	Seeds int `json:"seeds"`
-	To    int `json:"to"`
-}
-
-func newSowingView(sw rules.Sowing) sowingView {
-	v := sowingView{Move: sw.Move.String(), CaptureFrom: sw.CaptureFrom, Captured: sw.Captured, Laps: []lapView{}}
-	for _, l := range sw.Laps {
-		v.Laps = append(v.Laps, lapView{From: l.From, Seeds: l.Seeds, To: l.To})
-	}
-	return v
-}
+// newSowingView is how a move sowed, as the API shows it.
+func newSowingView(sw rules.Sowing) sowingView { return gameview.NewSowing(sw) }
 
 // moveView answers a move: the game after it and how the move sowed.
 type moveView struct {
@@ -149,14 +120,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, status int, g *p
 	return err
 }
 
-// answerMove answers with game g after the move that made change ch, and
-// how the move sowed.
-func (s *Server) answerMove(w http.ResponseWriter, r *http.Request, g *play.Game, ch play.Change) error {
-	v, err := s.view(r.Context(), g)
-	if err == nil {
-		writeJSON(w, http.StatusOK, moveView{Game: v, Sowing: newSowingView(*ch.Sowing)})
-	}
-	return err
+// answerChange answers with the game as change ch left it.
+func (s *Server) answerChange(w http.ResponseWriter, ch play.Change) {
+	writeJSON(w, http.StatusOK, s.stateView(&ch.State))
+}
+
+// answerMove answers with the game as the move that made change ch left
+// it, and how the move sowed.
+func (s *Server) answerMove(w http.ResponseWriter, ch play.Change) {
+	writeJSON(w, http.StatusOK, moveView{Game: s.stateView(&ch.State), Sowing: newSowingView(*ch.Sowing)})
 }
 
 type summaryView struct {
@@ -256,20 +228,20 @@ func clockView(c store.Clock) *clockRequest {
 	return &clockRequest{Minutes: int(c.Time / time.Minute), Increment: int(c.Increment / time.Second)}
 }
 
-func (s *Server) newOnlineView(g *play.Game, now time.Time) *onlineView {
-	o := g.Online()
-	left, running, ok := g.Clocks(now)
+// newOnlineView is the online part of game state st as the API shows it,
+// but for who is connected, which the live hub knows.
+func newOnlineView(st *play.State) *onlineView {
+	o := st.Info.Online
 	v := &onlineView{
 		Seats:     sideFlags{o.Seats[rules.South] != "", o.Seats[rules.North] != ""},
 		Clock:     clockView(o.Clock),
-		Clocks:    sideMillis{left[rules.South].Milliseconds(), left[rules.North].Milliseconds()},
+		Clocks:    sideMillis{st.Clocks[rules.South].Milliseconds(), st.Clocks[rules.North].Milliseconds()},
 		DrawOffer: o.DrawOffer, TakebackOffer: o.TakebackOffer, RematchOffer: o.RematchOffer,
 		Next: o.Next, End: o.End, Rev: o.Rev,
 	}
-	if ok {
-		v.Running = string(running.Letter())
+	if st.Runs {
+		v.Running = string(st.Running.Letter())
 	}
-	v.Connected, v.Watchers = s.live.presence(g.ID())
 	return v
 }
 
@@ -286,8 +258,8 @@ type seriesView struct {
 	Games   []summaryView `json:"games,omitempty"`
 }
 
-func newSeriesView(sr *store.Series) seriesView {
-	t := play.TallyOf(sr)
+// newSeriesView is series sr, whose score is t, as the API shows it.
+func newSeriesView(sr *store.Series, t play.Tally) seriesView {
 	v := seriesView{ID: sr.ID, Target: sr.Target, Results: make([]string, 0, len(sr.Games)),
 		Wins: scoreView{South: t.Wins[rules.South], North: t.Wins[rules.North]}, Draws: t.Draws, Over: t.Over}
 	for _, g := range sr.Games {

@@ -19,6 +19,7 @@ type Account struct {
 	Key     string // the name case-folded, unique among accounts
 	Created time.Time
 	Status  string // AccountActive, AccountDisabled or AccountDeleted
+	Kind    string // "" for a person, AccountBot for a bot
 }
 
 // The states of an account.
@@ -120,11 +121,25 @@ var errNoAccounts = fmt.Errorf("this database has no accounts (schema version un
 // known before it is stored (a passkey's user handle).
 func NewAccountID() string { return newID() }
 
-const accountCols = `id, name, name_key, created, status`
+// accountCols are the columns of an account as written (the latest
+// schema); accountSelect reads them from any version.
+const accountCols = `id, name, name_key, created, status, kind`
+
+// accountSelect is the select list of an account's columns, each with
+// prefix (a table's alias and a dot), in scanAccount's order: an account
+// of a database older than the lobby is a person.
+func (c *core) accountSelect(prefix string) string {
+	kind := prefix + "kind"
+	if c.version < lobbyVersion {
+		kind = "''"
+	}
+	p := prefix
+	return p + "id, " + p + "name, " + p + "name_key, " + p + "created, " + p + "status, " + kind
+}
 
 func scanAccount(r row) (*Account, error) {
 	a := &Account{}
-	err := r.Scan(&a.ID, &a.Name, &a.Key, timeCol{&a.Created}, &a.Status)
+	err := r.Scan(&a.ID, &a.Name, &a.Key, timeCol{&a.Created}, &a.Status, &a.Kind)
 	return a, err
 }
 
@@ -134,8 +149,8 @@ func (c *core) CreateAccount(ctx context.Context, a *Account, creds []Credential
 	}
 	a.Created = now()
 	return c.eng.write(ctx, "storing an account", false, func(t *tx) error {
-		n, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (name_key) DO NOTHING`, a.ID, a.Name, a.Key, a.Created, a.Status)
+		n, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (name_key) DO NOTHING`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind)
 		if err != nil {
 			return err
 		}
@@ -207,7 +222,7 @@ func (c *core) readAccount(ctx context.Context, what, where string, arg any) (*A
 	if c.version < accountsVersion {
 		return nil, errNoAccounts
 	}
-	a, err := scanAccount(c.pool.queryRow(ctx, `SELECT `+accountCols+` FROM accounts WHERE `+where, arg))
+	a, err := scanAccount(c.pool.queryRow(ctx, `SELECT `+c.accountSelect("")+` FROM accounts WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("account %s: %w", what, ErrNotFound)
 	}
@@ -271,7 +286,7 @@ func (c *core) SessionAccount(ctx context.Context, hash string, at time.Time) (*
 	if c.version < accountsVersion {
 		return nil, errNoAccounts
 	}
-	a, err := scanAccount(c.pool.queryRow(ctx, `SELECT a.id, a.name, a.name_key, a.created, a.status
+	a, err := scanAccount(c.pool.queryRow(ctx, `SELECT `+c.accountSelect("a.")+`
 		FROM sessions s JOIN accounts a ON a.id = s.account_id
 		WHERE s.id_hash = ? AND s.expires > ? AND a.status = ''`, hash, at))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -54,14 +54,53 @@ type CopyReport struct {
 	// The accounts, their credentials (password hashes and passkeys),
 	// sessions (the signed-in browsers stay signed in) and seats.
 	Accounts, Credentials, Sessions, Seats int
+	// The ratings and their changes (ratingscopy.go).
+	Ratings, RatingChanges int
 }
 
 // copyBatch is how many games one transaction of a copy stores.
 const copyBatch = 200
 
+// eachRow runs query in q and hands each row to scan: a listing of one
+// table for a copy.
+func eachRow(ctx context.Context, q runner, query string, scan func(row) error) error {
+	rs, err := q.query(ctx, query)
+	if err != nil {
+		return err
+	}
+	for rs.Next() {
+		if err := scan(rs); err != nil {
+			rs.Close()
+			return err
+		}
+	}
+	return closeRows(rs)
+}
+
+// insertBatches stores n rows of a copy, one(t, i) storing row i, a batch
+// of copyBatch rows per transaction; what names the writes ("copying
+// accounts").
+func (c *core) insertBatches(ctx context.Context, what string, n int, one func(t *tx, i int) error) error {
+	for lo := 0; lo < n; lo += copyBatch {
+		hi := min(lo+copyBatch, n)
+		if err := c.eng.write(ctx, what, false, func(t *tx) error {
+			for i := lo; i < hi; i++ {
+				if err := one(t, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Copy copies the games of src into dst: every game with its moves, its
 // online state, import key and review, every series, every account with
-// its credentials, sessions and seats, and the server's heartbeat (not
+// its credentials, sessions and seats, the ratings with their history and
+// the advantages, and the server's heartbeat (not
 // the pending passkey challenges, which last minutes).
 // The games keep their IDs, times and revisions, and the listing its
 // order. dst must hold no game, series or account (else ErrNotEmpty); no
@@ -145,6 +184,9 @@ func Copy(ctx context.Context, dst, src Store, progress func(stage string, done,
 	}
 	if err := to.restoreAccounts(ctx, ar); err != nil {
 		return rep, fmt.Errorf("copying games: %w", err)
+	}
+	if rep.Ratings, rep.RatingChanges, err = copyRatings(ctx, dst, src); err != nil {
+		return rep, fmt.Errorf("copying ratings: %w", err)
 	}
 	alive, ok, err := src.Alive(ctx)
 	if err != nil {

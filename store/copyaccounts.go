@@ -34,21 +34,8 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 	if c.version < accountsVersion {
 		return ar, nil
 	}
-	each := func(q runner, query string, scan func(row) error) error {
-		rs, err := q.query(ctx, query)
-		if err != nil {
-			return err
-		}
-		for rs.Next() {
-			if err := scan(rs); err != nil {
-				rs.Close()
-				return err
-			}
-		}
-		return closeRows(rs)
-	}
 	err := c.eng.read(ctx, func(q runner) error {
-		if err := each(q, `SELECT `+accountCols+` FROM accounts`, func(r row) error {
+		if err := eachRow(ctx, q, `SELECT `+c.accountSelect("")+` FROM accounts`, func(r row) error {
 			a, err := scanAccount(r)
 			if err == nil {
 				ar.Accounts = append(ar.Accounts, *a)
@@ -57,7 +44,7 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 		}); err != nil {
 			return err
 		}
-		if err := each(q, `SELECT id, account_id, kind, data, created, used FROM credentials`, func(r row) error {
+		if err := eachRow(ctx, q, `SELECT id, account_id, kind, data, created, used FROM credentials`, func(r row) error {
 			var cr Credential
 			err := r.Scan(&cr.ID, &cr.AccountID, &cr.Kind, &cr.Data, timeCol{&cr.Created}, timeCol{&cr.Used})
 			ar.Credentials = append(ar.Credentials, cr)
@@ -65,7 +52,7 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 		}); err != nil {
 			return err
 		}
-		if err := each(q, `SELECT id_hash, account_id, created, expires FROM sessions`, func(r row) error {
+		if err := eachRow(ctx, q, `SELECT id_hash, account_id, created, expires FROM sessions`, func(r row) error {
 			var s Session
 			err := r.Scan(&s.Hash, &s.AccountID, timeCol{&s.Created}, timeCol{&s.Expires})
 			ar.Sessions = append(ar.Sessions, s)
@@ -73,7 +60,7 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 		}); err != nil {
 			return err
 		}
-		return each(q, `SELECT seat, account_id, created FROM seat_owners`, func(r row) error {
+		return eachRow(ctx, q, `SELECT seat, account_id, created FROM seat_owners`, func(r row) error {
 			var so seatOwner
 			err := r.Scan(&so.Seat, &so.AccountID, timeCol{&so.Created})
 			ar.Seats = append(ar.Seats, so)
@@ -95,24 +82,11 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 // accounts first for the rest to refer to, a batch per transaction.
 func (c *core) restoreAccounts(ctx context.Context, ar accountRows) error {
 	insert := func(n int, one func(t *tx, i int) error) error {
-		for lo := 0; lo < n; lo += copyBatch {
-			hi := min(lo+copyBatch, n)
-			if err := c.eng.write(ctx, "copying accounts", false, func(t *tx) error {
-				for i := lo; i < hi; i++ {
-					if err := one(t, i); err != nil {
-						return err
-					}
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.insertBatches(ctx, "copying accounts", n, one)
 	}
 	if err := insert(len(ar.Accounts), func(t *tx, i int) error {
 		a := ar.Accounts[i]
-		_, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?)`, a.ID, a.Name, a.Key, a.Created, a.Status)
+		_, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind)
 		if err != nil {
 			return fmt.Errorf("account %s: %w", a.ID, err)
 		}

@@ -283,6 +283,223 @@ CREATE TABLE seat_owners (
 );
 CREATE INDEX seat_owners_account ON seat_owners(account_id);
 `},
+	// Version 6: the lobby. accounts.kind tells bots (their tokens are
+	// credentials of kind 'bot'); seeks holds the open seeks and the
+	// places in the quick-pairing pools (pool names the pool), each with
+	// the time its owner was last seen in the lobby; lobby_challenges the
+	// challenges to a named player; blocks who will not play whom; reports
+	// the players' reports of games.
+	{6,
+		// SQLite
+		`
+ALTER TABLE accounts ADD COLUMN kind TEXT NOT NULL DEFAULT ''; -- '' a person, 'bot'
+CREATE TABLE seeks (
+	id           TEXT PRIMARY KEY,
+	account_id   TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	pool         TEXT NOT NULL,    -- '' for a seek, else the pool's id
+	holes        INTEGER NOT NULL,
+	seeds        INTEGER NOT NULL,
+	variant      TEXT NOT NULL,
+	clock_ms     INTEGER NOT NULL,
+	increment_ms INTEGER NOT NULL,
+	per_move     INTEGER NOT NULL, -- 1: correspondence
+	rated        INTEGER NOT NULL,
+	min_rating   INTEGER NOT NULL, -- 0: no bound
+	max_rating   INTEGER NOT NULL,
+	created      TEXT NOT NULL,
+	seen         TEXT NOT NULL     -- when its owner last held a lobby connection
+);
+CREATE INDEX seeks_account ON seeks(account_id);
+CREATE UNIQUE INDEX seeks_pool_place ON seeks(pool, account_id) WHERE pool != '';
+CREATE TABLE lobby_challenges (
+	id           TEXT PRIMARY KEY,
+	from_id      TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	to_id        TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	holes        INTEGER NOT NULL,
+	seeds        INTEGER NOT NULL,
+	variant      TEXT NOT NULL,
+	clock_ms     INTEGER NOT NULL,
+	increment_ms INTEGER NOT NULL,
+	per_move     INTEGER NOT NULL,
+	rated        INTEGER NOT NULL,
+	side         TEXT NOT NULL,    -- the challenger's: 's', 'n' or 'random'
+	created      TEXT NOT NULL,
+	expires      TEXT NOT NULL
+);
+CREATE INDEX lobby_challenges_from ON lobby_challenges(from_id);
+CREATE INDEX lobby_challenges_to ON lobby_challenges(to_id);
+CREATE INDEX lobby_challenges_expires ON lobby_challenges(expires);
+CREATE TABLE blocks (
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	blocked_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TEXT NOT NULL,
+	PRIMARY KEY (account_id, blocked_id)
+);
+CREATE INDEX blocks_blocked ON blocks(blocked_id);
+CREATE TABLE reports (
+	id         TEXT PRIMARY KEY,
+	game_id    TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	reason     TEXT NOT NULL,
+	text       TEXT NOT NULL,
+	created    TEXT NOT NULL,
+	UNIQUE (game_id, account_id)
+);
+CREATE INDEX reports_created ON reports(created);
+`,
+		// PostgreSQL
+		`
+ALTER TABLE accounts ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+CREATE TABLE seeks (
+	id           TEXT PRIMARY KEY,
+	account_id   TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	pool         TEXT NOT NULL,
+	holes        INTEGER NOT NULL,
+	seeds        INTEGER NOT NULL,
+	variant      TEXT NOT NULL,
+	clock_ms     BIGINT NOT NULL,
+	increment_ms BIGINT NOT NULL,
+	per_move     BOOLEAN NOT NULL,
+	rated        BOOLEAN NOT NULL,
+	min_rating   INTEGER NOT NULL,
+	max_rating   INTEGER NOT NULL,
+	created      TIMESTAMPTZ NOT NULL,
+	seen         TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX seeks_account ON seeks(account_id);
+CREATE UNIQUE INDEX seeks_pool_place ON seeks(pool, account_id) WHERE pool != '';
+CREATE TABLE lobby_challenges (
+	id           TEXT PRIMARY KEY,
+	from_id      TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	to_id        TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	holes        INTEGER NOT NULL,
+	seeds        INTEGER NOT NULL,
+	variant      TEXT NOT NULL,
+	clock_ms     BIGINT NOT NULL,
+	increment_ms BIGINT NOT NULL,
+	per_move     BOOLEAN NOT NULL,
+	rated        BOOLEAN NOT NULL,
+	side         TEXT NOT NULL,
+	created      TIMESTAMPTZ NOT NULL,
+	expires      TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX lobby_challenges_from ON lobby_challenges(from_id);
+CREATE INDEX lobby_challenges_to ON lobby_challenges(to_id);
+CREATE INDEX lobby_challenges_expires ON lobby_challenges(expires);
+CREATE TABLE blocks (
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	blocked_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TIMESTAMPTZ NOT NULL,
+	PRIMARY KEY (account_id, blocked_id)
+);
+CREATE INDEX blocks_blocked ON blocks(blocked_id);
+CREATE TABLE reports (
+	id         TEXT PRIMARY KEY,
+	game_id    TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	reason     TEXT NOT NULL,
+	text       TEXT NOT NULL,
+	created    TIMESTAMPTZ NOT NULL,
+	UNIQUE (game_id, account_id)
+);
+CREATE INDEX reports_created ON reports(created);
+`},
+	// Version 7: ratings. games.rated says a game counts for its players'
+	// ratings (cleared at its end when it cannot: see rateEnd) and
+	// games.category is an online game's rating category
+	// ("<holes>-<speed>"). ratings holds each account's rating in each
+	// category it played rated games in, with provisional_from, when its
+	// deviation grows past the provisional bound; rating_history each
+	// rated game's change of each player's rating, once a game and
+	// account (its key); rating_advantages the first mover's advantage
+	// fitted in each category.
+	{7,
+		// SQLite
+		`
+ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN category TEXT NOT NULL DEFAULT '';
+CREATE TABLE ratings (
+	account_id       TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	category         TEXT NOT NULL,
+	rating           REAL NOT NULL,
+	rd               REAL NOT NULL,
+	volatility       REAL NOT NULL,
+	games            INTEGER NOT NULL,
+	updated          TEXT NOT NULL, -- the last rated game's end, when rd was last brought up to date
+	provisional_from TEXT NOT NULL,
+	PRIMARY KEY (account_id, category)
+);
+CREATE INDEX ratings_board ON ratings(category, rating);
+CREATE TABLE rating_history (
+	game_id           TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	account_id        TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	category          TEXT NOT NULL,
+	side              TEXT NOT NULL,    -- 's' or 'n'
+	moved_first       INTEGER NOT NULL, -- 1: this side moved first
+	score             REAL NOT NULL,    -- 1, 0.5 or 0
+	advantage         REAL NOT NULL,    -- the first mover's advantage the change used
+	at                TEXT NOT NULL,
+	rating_before     REAL NOT NULL,
+	rd_before         REAL NOT NULL,    -- grown by the absence up to the game
+	volatility_before REAL NOT NULL,
+	rating_after      REAL NOT NULL,
+	rd_after          REAL NOT NULL,
+	volatility_after  REAL NOT NULL,
+	PRIMARY KEY (game_id, account_id)
+);
+CREATE INDEX rating_history_account ON rating_history(account_id, category, at);
+CREATE INDEX rating_history_category ON rating_history(category, at);
+CREATE TABLE rating_advantages (
+	category  TEXT PRIMARY KEY,
+	advantage REAL NOT NULL,
+	stderr    REAL NOT NULL,
+	games     INTEGER NOT NULL,
+	updated   TEXT NOT NULL
+);
+`,
+		// PostgreSQL
+		`
+ALTER TABLE games ADD COLUMN rated BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE games ADD COLUMN category TEXT NOT NULL DEFAULT '';
+CREATE TABLE ratings (
+	account_id       TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	category         TEXT NOT NULL,
+	rating           DOUBLE PRECISION NOT NULL,
+	rd               DOUBLE PRECISION NOT NULL,
+	volatility       DOUBLE PRECISION NOT NULL,
+	games            INTEGER NOT NULL,
+	updated          TIMESTAMPTZ NOT NULL,
+	provisional_from TIMESTAMPTZ NOT NULL,
+	PRIMARY KEY (account_id, category)
+);
+CREATE INDEX ratings_board ON ratings(category, rating);
+CREATE TABLE rating_history (
+	game_id           TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	account_id        TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	category          TEXT NOT NULL,
+	side              TEXT NOT NULL,
+	moved_first       BOOLEAN NOT NULL,
+	score             DOUBLE PRECISION NOT NULL,
+	advantage         DOUBLE PRECISION NOT NULL,
+	at                TIMESTAMPTZ NOT NULL,
+	rating_before     DOUBLE PRECISION NOT NULL,
+	rd_before         DOUBLE PRECISION NOT NULL,
+	volatility_before DOUBLE PRECISION NOT NULL,
+	rating_after      DOUBLE PRECISION NOT NULL,
+	rd_after          DOUBLE PRECISION NOT NULL,
+	volatility_after  DOUBLE PRECISION NOT NULL,
+	PRIMARY KEY (game_id, account_id)
+);
+CREATE INDEX rating_history_account ON rating_history(account_id, category, at);
+CREATE INDEX rating_history_category ON rating_history(category, at);
+CREATE TABLE rating_advantages (
+	category  TEXT PRIMARY KEY,
+	advantage DOUBLE PRECISION NOT NULL,
+	stderr    DOUBLE PRECISION NOT NULL,
+	games     INTEGER NOT NULL,
+	updated   TIMESTAMPTZ NOT NULL
+);
+`},
 }
 
 // latestVersion is the schema version this program writes.

@@ -71,7 +71,7 @@ func postgresTables(t *testing.T, p *Postgres) map[string][]column {
 	defer rows.Close()
 	// A time is text in SQLite, a boolean 0 or 1.
 	sqliteType := map[string]string{"text": "TEXT", "timestamp with time zone": "TEXT", "integer": "INTEGER",
-		"bigint": "INTEGER", "boolean": "INTEGER"}
+		"bigint": "INTEGER", "boolean": "INTEGER", "double precision": "REAL"}
 	tables := map[string][]column{}
 	for rows.Next() {
 		var table, typ string

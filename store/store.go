@@ -63,6 +63,10 @@ type Game struct {
 	// Online is the state of a game played on two devices; nil for the
 	// others.
 	Online *Online
+	// Rated says that the game counts for its players' ratings: asked
+	// for when it is made, kept at its end only if both seats are then
+	// held by two accounts not deleted (see ratings.go).
+	Rated bool
 }
 
 // Summary is a game in a listing.
@@ -161,6 +165,10 @@ type Store interface {
 
 	// The accounts (accounts.go).
 	Accounts
+	// The ratings (ratings.go).
+	Ratings
+	// The lobby: seeks, pools, challenges, blocks, reports (lobby.go).
+	Lobby
 
 	// WriteFailures returns how many writes failed since the store was
 	// opened for a reason other than the data (ErrConflict, ErrNotFound,

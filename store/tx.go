@@ -70,11 +70,11 @@ func (t *tx) insertGame(g *Game, touched any, rev int64) error {
 	// statement waits for a racing import of the same key to commit or
 	// not.
 	n, err := t.exec(`INSERT INTO games (id, created, updated, south, north, start, variant, max_laps,
-		computer_side, computer_level, series_id, result, moves, touched, import_key)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {touched}, ?)
+		computer_side, computer_level, series_id, result, moves, touched, import_key, rated, category)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {touched}, ?, ?, ?)
 		ON CONFLICT (import_key) DO NOTHING`,
 		g.ID, g.Created, g.Updated, g.South, g.North, g.Start.String(), g.Rules.Variant.String(), g.Rules.Laps(),
-		side, level, series, g.Result, len(g.Moves), touched, key)
+		side, level, series, g.Result, len(g.Moves), touched, key, g.Rated, gameCategory(g))
 	switch {
 	case t.d.foreignKey(err):
 		return fmt.Errorf("series %s: %w", g.SeriesID, ErrNotFound)
@@ -232,6 +232,11 @@ func (t *tx) change(id string, c *Change, updated time.Time) error {
 		return t.notify(c.Notice)
 	}
 	if err := t.updateOnline(id, c.Rev, c.Online, c.Notice); err != nil {
+		return err
+	}
+	// A rated game's end changes its players' ratings in its own
+	// transaction (ratings.go).
+	if err := t.rateEnd(id, c, updated); err != nil {
 		return err
 	}
 	if c.Next == nil {

@@ -6,7 +6,11 @@
 // game works offline. Handler serves them with an ETag made from a hash of
 // each file and "Cache-Control: no-cache", so a browser revalidates cheaply
 // and never runs a stale script after an upgrade; text assets are gzipped
-// once, at first use, and kept in memory.
+// once, at first use, and kept in memory. Beside them it serves what makes
+// the page an installable app that plays offline (offline.go): the engine
+// compiled to WebAssembly under a versioned, immutable name, the service
+// worker and the build's descriptor; WriteSite writes all of it as a static
+// site.
 package web
 
 import (
@@ -15,6 +19,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -33,6 +38,9 @@ type asset struct {
 	gz    []byte // gzipped body, or nil when gzip does not make it smaller
 	ctype string
 	etag  string // quoted, strong; the gzipped form's tag adds "-gz"
+	// cacheControl, if not empty, replaces "no-cache": for a file whose
+	// name changes with its content.
+	cacheControl string
 }
 
 // contentTypes fixes the types of the assets' extensions, whatever the
@@ -48,30 +56,60 @@ var contentTypes = map[string]string{
 	".woff2": "font/woff2",
 	".png":   "image/png",
 	".ico":   "image/x-icon",
+	".wasm":  "application/wasm",
+	// The web app manifest (https://www.w3.org/TR/appmanifest/#media-type-registration).
+	".webmanifest": "application/manifest+json; charset=utf-8",
 }
 
 // compressible lists the types worth gzipping.
 func compressible(ctype string) bool {
 	return strings.HasPrefix(ctype, "text/") || strings.HasPrefix(ctype, "application/json") ||
+		strings.HasPrefix(ctype, "application/manifest+json") ||
 		strings.HasPrefix(ctype, "image/svg")
 }
 
 // contentSecurityPolicy allows only the page's own assets and API: the
-// page never loads or runs anything from elsewhere.
+// page never loads or runs anything from elsewhere. 'wasm-unsafe-eval'
+// lets the engine's worker compile the page's own WebAssembly module.
 const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; " +
-	"script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+	"script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; manifest-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
 var (
 	loadOnce sync.Once
 	assets   map[string]*asset // by URL path, "/index.html"
 )
 
-// load reads, hashes and compresses every embedded file.
-func load() {
-	assets = map[string]*asset{}
+// newAsset makes an asset of a file's body: its type from its name, its
+// tag from a hash, and its gzipped form when that is smaller.
+func newAsset(name string, body []byte) *asset {
+	ext := path.Ext(name)
+	ctype := contentTypes[ext]
+	if ctype == "" {
+		ctype = mime.TypeByExtension(ext)
+	}
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	sum := sha256.Sum256(body)
+	a := &asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+	if compressible(ctype) {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write(body)
+		zw.Close()
+		if buf.Len() < len(body) {
+			a.gz = buf.Bytes()
+		}
+	}
+	return a
+}
+
+// loadAssets reads, hashes and compresses every embedded file.
+func loadAssets() (map[string]*asset, error) {
+	set := map[string]*asset{}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
-		panic(err) // the embed pattern guarantees the folder
+		return nil, err
 	}
 	err = fs.WalkDir(sub, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -81,31 +119,26 @@ func load() {
 		if err != nil {
 			return err
 		}
-		ext := path.Ext(name)
-		ctype := contentTypes[ext]
-		if ctype == "" {
-			ctype = mime.TypeByExtension(ext)
-		}
-		if ctype == "" {
-			ctype = "application/octet-stream"
-		}
-		sum := sha256.Sum256(body)
-		a := &asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
-		if compressible(ctype) {
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			zw.Write(body)
-			zw.Close()
-			if buf.Len() < len(body) {
-				a.gz = buf.Bytes()
-			}
-		}
-		assets["/"+name] = a
+		set["/"+name] = newAsset(name, body)
 		return nil
 	})
 	if err != nil {
-		panic(err) // reading an embedded file cannot fail
+		return nil, fmt.Errorf("reading the page's files: %w", err)
 	}
+	return set, nil
+}
+
+// load prepares the files the server serves: the embedded ones, the
+// engine's module and the build's descriptor for a page with a server.
+func load() {
+	set, err := loadAssets()
+	if err == nil {
+		_, err = addOfflineFiles(set, true)
+	}
+	if err != nil {
+		panic(err) // the embedded files are fixed at build time, and tests read them all
+	}
+	assets = set
 }
 
 // Handler serves the user interface: index.html at "/", the other assets
@@ -131,7 +164,11 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	h.Set("Cache-Control", "no-cache")
+	if a.cacheControl != "" {
+		h.Set("Cache-Control", a.cacheControl)
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Type", a.ctype)
 	if strings.HasPrefix(a.ctype, "text/html") {

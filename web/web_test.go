@@ -173,7 +173,8 @@ const pageBudget = 240_000
 // with its budget: Learn's script and puzzles when Learn is first opened,
 // the review's script when a finished game is first shown, the online
 // games' controller when an online game is first shown, the account
-// dialog when first opened.
+// dialog when first opened, and the lobby's, the profiles' and the rated
+// games' parts.
 var lazy = []struct {
 	name   string
 	files  func(name string) bool
@@ -183,14 +184,44 @@ var lazy = []struct {
 		return name == "static/js/learn.js" || strings.HasPrefix(name, "static/learn/")
 	}, 40_000},
 	{"Review", func(name string) bool { return name == "static/js/review.js" }, 30_000},
-	{"Online", func(name string) bool { return name == "static/js/onlinegame.js" }, 20_000},
+	// The online games' controller with the live connection (livesocket.js),
+	// which the lobby's connection also uses.
+	{"Online", func(name string) bool {
+		return name == "static/js/onlinegame.js" || name == "static/js/livesocket.js"
+	}, 20_000},
 	{"Account", func(name string) bool { return name == "static/js/account.js" }, 12_000},
+	// The lobby with its live connection, the challenges' notices, its style and the
+	// words of the lobby, the profiles and the rated games, loaded when the
+	// lobby, a profile or a rated game is first shown, or at once for a
+	// signed-in player (whom challenges reach on any screen).
+	{"Lobby", func(name string) bool {
+		switch name {
+		case "static/js/lobby.js", "static/js/lobbylive.js", "static/js/lobbyapi.js", "static/lobby.css", "static/i18n/lobby/en.json":
+			return true
+		}
+		return false
+	}, 40_000},
+	// A profile with its rating graph, and the leaderboards.
+	{"Profiles", func(name string) bool {
+		return name == "static/js/profile.js" || name == "static/js/ratinggraph.js"
+	}, 20_000},
+	// The players' ratings, the rating change, reports and blocks in a game between accounts.
+	{"Rated game", func(name string) bool { return name == "static/js/rated.js" }, 7_000},
 	// The engine's worker and Go's loader for it, started when the page
-	// first plays with no server; the module itself (cmd/wasm, about 0.8 MB
-	// compressed) is built apart, not kept in static/.
+	// first plays with no server; the module itself (cmd/wasm, 1.1 MB
+	// gzipped) is kept in wasm/, not in static/, and weighed by TestWasmServed.
 	{"Engine worker", func(name string) bool {
 		return name == "static/js/engine-worker.js" || name == "static/js/wasm_exec.js"
 	}, 24_000},
+	// The games played with no server (offline.js), loaded when the server
+	// cannot be reached, a game of this browser is opened, a new version is
+	// offered, or the page has no server (the static site).
+	{"Offline", func(name string) bool { return name == "static/js/offline.js" }, 24_000},
+	// The app's manifest and icons, which a browser fetches for installing
+	// the page, not to show it; the service worker keeps them with the rest.
+	{"App install", func(name string) bool {
+		return name == "static/manifest.webmanifest" || strings.HasPrefix(name, "static/icons/")
+	}, 90_000},
 }
 
 func TestPageWeight(t *testing.T) {
@@ -260,15 +291,32 @@ var pluralForms = map[string][]string{
 
 var allForms = []string{"zero", "one", "two", "few", "many", "other"}
 
+// catalog returns the messages of lang: its catalog, static/i18n/<lang>.json,
+// with those of the parts loaded later, static/i18n/<part>/<lang>.json. A key
+// is in one file only.
 func catalog(t *testing.T, lang string) map[string]string {
 	t.Helper()
-	data, err := fs.ReadFile(static, "static/i18n/"+lang+".json")
+	files, err := fs.Glob(static, "static/i18n/*/"+lang+".json")
 	if err != nil {
-		t.Fatalf("catalog %s: %v", lang, err)
+		t.Fatal(err)
 	}
-	var m map[string]string
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatalf("catalog %s: %v", lang, err)
+	m := map[string]string{}
+	where := map[string]string{}
+	for _, name := range append([]string{"static/i18n/" + lang + ".json"}, files...) {
+		data, err := fs.ReadFile(static, name)
+		if err != nil {
+			t.Fatalf("catalog %s: %v", lang, err)
+		}
+		var part map[string]string
+		if err := json.Unmarshal(data, &part); err != nil {
+			t.Fatalf("catalog %s: %v", name, err)
+		}
+		for k, v := range part {
+			if w, ok := where[k]; ok {
+				t.Errorf("the key %q is in both %s and %s", k, w, name)
+			}
+			m[k], where[k] = v, name
+		}
 	}
 	return m
 }

@@ -6,7 +6,7 @@
 //
 //	{"op":"game","position":P,"moves":[...]}          the game from P after the moves: positions, legal moves, status, result, score, sowings
 //	{"op":"play","position":P,"moves":[...],"move":M}  the same game after one more move, and how that move sowed
-//	{"op":"search","position":P,"moves":[...],"level":L}              the computer's move at a level, as the server chooses it
+//	{"op":"search","position":P,"moves":[...],"level":L}              the computer's move at a level, as the server chooses it (levels 8 to 10 within time caps: browserLevels)
 //	{"op":"search","position":P,"moves":[...],"depth":D,"timeMs":T,"nodes":N,"book":B}  a search within limits: best move, score and line
 //	{"op":"perft","position":P,"depth":D}              the number of move sequences of each length up to D
 //	{"op":"hello"}                                     the limits this build knows
@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -44,6 +45,19 @@ const (
 // hashMiB is the engines' table size: the server's, so that a search
 // visits the same nodes in both.
 const hashMiB = 16
+
+// browserLevels replaces the server's settings of the levels that search
+// deep (engine.Level: 8 to depth 10, 9 for 100 ms, 10 for 1 s). In the
+// browser the engine runs at about 0.4 of the server's speed, and on a slow
+// phone slower still: each of these levels stops at its time cap, so that
+// it answers within 2 s anywhere. Each searches at least as deep and as long
+// as the one below it, so their order of strength stays; level 9 gets a
+// depth rather than 100 ms, which on a slow device would fall below level 8.
+var browserLevels = map[int]engine.Limits{
+	8:  {Depth: 10, MoveTime: 1200 * time.Millisecond},
+	9:  {Depth: 12, MoveTime: 1200 * time.Millisecond},
+	10: {MoveTime: 1500 * time.Millisecond},
+}
 
 // strongestLevels is the lowest level that takes the proven values of the
 // opening book, as on the server (which also has endgame databases).
@@ -65,45 +79,11 @@ type request struct {
 	Seed   uint64 `json:"seed"` // the noise of levels 1 and 2; 0: a random one
 }
 
-// gameView is a game as the server's API shows it (docs/api.md), less
-// what only a stored game has.
-type gameView struct {
-	Holes      int          `json:"holes"`
-	Variant    string       `json:"variant"`
-	MaxLaps    int          `json:"maxLaps"`
-	Start      string       `json:"start"`
-	Position   string       `json:"position"`
-	Positions  []string     `json:"positions"`
-	Moves      []string     `json:"moves"`
-	ToMove     string       `json:"toMove"`
-	LegalMoves []string     `json:"legalMoves"`
-	Status     string       `json:"status"`
-	Result     string       `json:"result"`
-	Score      scoreView    `json:"score"`
-	Sowings    []sowingView `json:"sowings"`
-}
-
-type scoreView struct {
-	South int `json:"south"`
-	North int `json:"north"`
-}
-
-type sowingView struct {
-	Move        string    `json:"move"`
-	Laps        []lapView `json:"laps"`
-	CaptureFrom int       `json:"captureFrom"` // -1: no capture
-	Captured    int       `json:"captured"`
-}
-
-type lapView struct {
-	From  int `json:"from"`
-	Seeds int `json:"seeds"`
-	To    int `json:"to"`
-}
-
+// playView answers a move: the game after it, as the server's API shows
+// its board (docs/api.md), and how the move sowed.
 type playView struct {
-	Game   gameView   `json:"game"`
-	Sowing sowingView `json:"sowing"`
+	Game   gameview.Board  `json:"game"`
+	Sowing gameview.Sowing `json:"sowing"`
 }
 
 type searchView struct {
@@ -186,7 +166,7 @@ func (h *handler) answer(ctx context.Context, in []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newGameView(g, sowings), nil
+		return gameview.NewBoard(g, sowings), nil
 	case "play":
 		return playOne(req)
 	case "search":
@@ -290,52 +270,7 @@ func playOne(req request) (playView, error) {
 		return playView{}, err
 	}
 	sowings = append(sowings, sw)
-	return playView{Game: newGameView(g, sowings), Sowing: newSowingView(sw)}, nil
-}
-
-func newGameView(g *rules.Game, sowings []rules.Sowing) gameView {
-	p := g.Position()
-	v := gameView{
-		Holes: p.Holes(), Variant: g.Rules().Variant.String(), MaxLaps: g.Rules().Laps(),
-		Start: g.Start().String(), Position: p.String(), ToMove: string(p.ToMove().Letter()),
-		Positions: make([]string, 0, g.Ply()+1), Moves: []string{}, LegalMoves: []string{},
-		Status: statusName(g.Status()), Result: g.Result().Token(),
-		Sowings: make([]sowingView, 0, len(sowings)),
-	}
-	for i := 0; i <= g.Ply(); i++ {
-		v.Positions = append(v.Positions, g.PositionAt(i).String())
-	}
-	for _, m := range g.Moves() {
-		v.Moves = append(v.Moves, m.String())
-	}
-	for _, m := range g.LegalMoves() {
-		v.LegalMoves = append(v.LegalMoves, m.String())
-	}
-	for _, sw := range sowings {
-		v.Sowings = append(v.Sowings, newSowingView(sw))
-	}
-	v.Score.South, v.Score.North = g.Score()
-	return v
-}
-
-// statusName is the API's name of a status (package play's StatusName,
-// which brings the store with it).
-func statusName(s rules.Status) string {
-	switch s {
-	case rules.NoLegalMove:
-		return "no-legal-move"
-	case rules.Repetition:
-		return "repetition"
-	}
-	return "playing"
-}
-
-func newSowingView(sw rules.Sowing) sowingView {
-	v := sowingView{Move: sw.Move.String(), CaptureFrom: sw.CaptureFrom, Captured: sw.Captured, Laps: make([]lapView, 0, len(sw.Laps))}
-	for _, l := range sw.Laps {
-		v.Laps = append(v.Laps, lapView{From: l.From, Seeds: l.Seeds, To: l.To})
-	}
-	return v
+	return playView{Game: gameview.NewBoard(g, sowings), Sowing: gameview.NewSowing(sw)}, nil
 }
 
 func (h *handler) engine(r rules.Rules, book bool) (*engine.Engine, error) {
@@ -376,7 +311,11 @@ func (h *handler) search(ctx context.Context, req request) (searchView, error) {
 		if seed == 0 {
 			seed = rand.Uint64()
 		}
-		res, err = e.PlayLevel(ctx, g.Position(), g.History(), req.Level, rand.New(rand.NewPCG(seed, seed)))
+		if lim, ok := browserLevels[req.Level]; ok {
+			res, err = e.Search(ctx, g.Position(), g.History(), lim, nil)
+		} else {
+			res, err = e.PlayLevel(ctx, g.Position(), g.History(), req.Level, rand.New(rand.NewPCG(seed, seed)))
+		}
 		if err != nil {
 			return searchView{}, err
 		}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
-	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -201,14 +201,14 @@ func samples(t *testing.T, n int) []sample {
 }
 
 // nativeView is the game as the native packages play it, in the API's
-// terms (the server's status names come from package play).
-func nativeView(t *testing.T, s sample) gameView {
+// terms.
+func nativeView(t *testing.T, s sample) gameview.Board {
 	t.Helper()
 	g, err := rules.NewGame(s.start, s.rules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := gameView{
+	v := gameview.Board{
 		Holes: s.start.Holes(), Variant: s.rules.Variant.String(), MaxLaps: s.rules.Laps(),
 		Start: s.start.String(), Positions: []string{s.start.String()}, Moves: []string{}, LegalMoves: []string{},
 	}
@@ -222,14 +222,14 @@ func nativeView(t *testing.T, s sample) gameView {
 		}
 		v.Moves = append(v.Moves, m.String())
 		v.Positions = append(v.Positions, g.Position().String())
-		laps := []lapView{}
+		laps := []gameview.Lap{}
 		for _, l := range sw.Laps {
-			laps = append(laps, lapView{From: l.From, Seeds: l.Seeds, To: l.To})
+			laps = append(laps, gameview.Lap{From: l.From, Seeds: l.Seeds, To: l.To})
 		}
-		v.Sowings = append(v.Sowings, sowingView{Move: m.String(), Laps: laps, CaptureFrom: sw.CaptureFrom, Captured: sw.Captured})
+		v.Sowings = append(v.Sowings, gameview.Sowing{Move: m.String(), Laps: laps, CaptureFrom: sw.CaptureFrom, Captured: sw.Captured})
 	}
 	if v.Sowings == nil {
-		v.Sowings = []sowingView{}
+		v.Sowings = []gameview.Sowing{}
 	}
 	p := g.Position()
 	v.Position, v.ToMove = p.String(), string(p.ToMove().Letter())
@@ -238,7 +238,7 @@ func nativeView(t *testing.T, s sample) gameView {
 			v.LegalMoves = append(v.LegalMoves, m.String())
 		}
 	}
-	v.Status, v.Result = play.StatusName(g.Status()), g.Result().Token()
+	v.Status, v.Result = gameview.StatusName(g.Status()), g.Result().Token()
 	v.Score.South, v.Score.North = g.Score()
 	return v
 }
@@ -278,7 +278,7 @@ func TestSameAnswersAsNative(t *testing.T) {
 	}
 	positions := 0
 	for i, raw := range w.call(t, reqs) {
-		got := decode[gameView](t, "game", raw)
+		got := decode[gameview.Board](t, "game", raw)
 		want := nativeView(t, games[i])
 		positions += len(want.Positions)
 		if !reflect.DeepEqual(got, want) {

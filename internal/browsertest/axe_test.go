@@ -47,6 +47,9 @@ var accessibilityScreens = []axeScreen{
 	{"learn: a lesson", screenAt("#/learn/lesson/3")},
 	{"learn: a puzzle", screenAt("#/learn/puzzle/p01")},
 	{"join: an invitation", openInvitation},
+	{"lobby, signed out", screenAt("#/lobby")},
+	{"a player's profile, with a rating graph", openProfile},
+	{"leaderboard", screenAt("#/leaderboard/8-blitz")},
 }
 
 // screenAt opens a route whose screen needs nothing set up.

@@ -17,7 +17,7 @@ import (
 var languages = []string{"en", "sw", "vi", "bn", "ur", "cs"}
 
 // routes are the screens reachable from the navigation.
-var routes = []string{"play", "analysis", "history", "rules", "about", "learn"}
+var routes = []string{"play", "lobby", "analysis", "history", "rules", "about", "learn"}
 
 // rect is an element's box in the viewport.
 type rect struct {

@@ -67,7 +67,7 @@ var commands map[string]*command
 
 func init() {
 	commands = map[string]*command{}
-	for _, c := range []*command{applyCommand, dbCommand, perftCommand, showCommand, replayCommand, reviewCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand, serveCommand, egtbCommand, solveCommand, loadtestCommand, adminCommand} {
+	for _, c := range []*command{applyCommand, dbCommand, perftCommand, showCommand, replayCommand, reviewCommand, engineCommand, playCommand, analyzeCommand, arenaCommand, benchCommand, tuneCommand, serveCommand, siteCommand, egtbCommand, solveCommand, loadtestCommand, adminCommand, botCommand} {
 		commands[c.name] = c
 	}
 }

@@ -83,15 +83,24 @@ func dbCopy(ctx context.Context, env Env, from, to string) error {
 }
 
 // adminCommand changes a player's account in the database.
-var adminCommand = &command{name: "admin", summary: "disable, enable or anonymise (delete) a player's account",
-	usage:    "disable|enable|anonymise NAME [--data folder | --db postgres://...]",
-	examples: []string{"endodoi admin disable Amina", "endodoi admin anonymise Amina --db postgres://endodoi@db.example.org/endodoi"},
+var adminCommand = &command{name: "admin", summary: "disable, enable or anonymise (delete) a player's account; make a bot; list reports",
+	usage: "disable|enable|anonymise|bot NAME | reports [--data folder | --db postgres://...]",
+	examples: []string{"endodoi admin disable Amina", "endodoi admin anonymise Amina --db postgres://endodoi@db.example.org/endodoi",
+		"endodoi admin bot Kibot", "endodoi admin reports"},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		data := fs.String("data", store.DefaultDataDir(), "`folder` of the games database, as for endodoi serve")
 		db := fs.String("db", "", "the PostgreSQL `URL` of the games, as for endodoi serve")
 		return func(ctx context.Context, env Env, args []string) error {
-			if len(args) != 2 {
-				return usagef("want an action (disable, enable or anonymise) and an account's name")
+			switch {
+			case len(args) > 0 && args[0] == "reports":
+				if len(args) != 1 {
+					return usagef("reports takes no name")
+				}
+				return adminReports(ctx, *db, *data, env.Stdout)
+			case len(args) != 2:
+				return usagef("want an action (disable, enable, anonymise or bot) and an account's name, or reports")
+			case args[0] == "bot":
+				return account.BotCommand(ctx, *db, *data, args[1], env.Stdout)
 			}
 			return account.AdminCommand(ctx, *db, *data, args[0], args[1], env.Stdout)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/endodoi/endodoi/loadtest"
@@ -16,7 +17,7 @@ import (
 var loadtestCommand = &command{
 	name:    "loadtest",
 	summary: "play many games at once against a running browser-game server on this computer and measure it",
-	usage:   "[--url http://127.0.0.1:8080] [--online [--peer url] [--ramp d] [--expect-restart]] [--games n] [--rate moves/s] [--duration d] [--check] [options]",
+	usage:   "[--url http://127.0.0.1:8080] [--online [--peer url] [--ramp d] [--expect-restart]] [--games n] [--rate moves/s] [--duration d] [--check] [options]\n       endodoi loadtest --lobby --clients n [--server url[,url2]] [--pool 8-3+2] [--rated] [--races fraction] [--rate moves/s] [--duration d] [--check]",
 	examples: []string{
 		"endodoi loadtest --games 1000 --rate 1 --duration 20s --check",
 		"endodoi loadtest --games 200 --rate 0 --duration 20s",
@@ -24,6 +25,8 @@ var loadtestCommand = &command{
 		"endodoi loadtest --online --games 200 --rate 2 --duration 60s --expect-restart --check",
 		"endodoi loadtest --online --url http://127.0.0.1:8080 --peer http://127.0.0.1:8081 --games 1000 --rate 0.5 --check",
 		"endodoi loadtest --url http://127.0.0.1:9000 --games 50 --holes 6 --seed 7",
+		"endodoi loadtest --lobby --clients 1000 --pool 8-3+2 --rated --ramp 10s --duration 8m --check   # against serve --signins-per-minute 100000",
+		"endodoi loadtest --lobby --clients 1000 --rated --server http://127.0.0.1:8080,http://127.0.0.1:8081 --check",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		url := fs.String("url", loadtest.DefaultURL, "address of the server (endodoi serve); only this computer's loopback addresses are allowed")
@@ -40,9 +43,38 @@ var loadtestCommand = &command{
 		seed := fs.Uint64("seed", 1, "seed of the random moves")
 		timeout := fs.Duration("timeout", loadtest.DefaultTimeout, "time limit of one request; with --online also of a move's reaching both seats, after which the seat waiting reconnects")
 		quiet := fs.Bool("quiet", false, "print no progress on standard error")
+		lobby := fs.Bool("lobby", false, "lobby mode: signed-in clients join a pool, are paired and play their games out; measures the pairing delay and a move's time to reach the opponent (the server must allow the sign-ups: serve --signins-per-minute)")
+		clients := fs.Int("clients", 100, "with --lobby, the players, each with its own account, lobby connection and game connection")
+		servers := fs.String("server", "", "with --lobby, the `url[,url2...]` of instances sharing one database: client i plays through the i-th in turn and fails over to the next (default: --url)")
+		pool := fs.String("pool", loadtest.DefaultPool, "with --lobby, the `id` of the pool the clients join")
+		rated := fs.Bool("rated", false, "with --lobby, join the pool rated")
+		races := fs.Float64("races", 0.25, "with --lobby, the `share` of games whose end is raced: the side to move moves while the other resigns")
+		names := fs.String("names", "", "with --lobby, the `prefix` of the accounts' names (up to 8 letters or digits; default random)")
+		signups := fs.Int("signups-at-once", loadtest.DefaultSignupAtOnce, "with --lobby, sign-ups sent at once (each hashes a password on the server)")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
+			}
+			if *lobby {
+				list := *url
+				if *servers != "" {
+					list = *servers
+				}
+				cfg := loadtest.LobbyConfig{
+					Servers: strings.Split(list, ","), Clients: *clients, Pool: *pool, Rated: *rated, Rate: *rate,
+					Duration: *duration, Ramp: *ramp, Races: *races, Check: *check, Timeout: *timeout, Seed: *seed,
+					Names: *names, SignupAtOnce: *signups,
+				}
+				if *online || *peer != "" || *expectRestart {
+					return usagef("--lobby does not go with --online, --peer or --expect-restart")
+				}
+				if err := cfg.Validate(); err != nil {
+					return usagef("%v", err)
+				}
+				if !*quiet {
+					cfg.Progress = env.Stderr
+				}
+				return runLobbyLoadtest(ctx, env.Stdout, cfg)
 			}
 			cfg := loadtest.Config{
 				BaseURL: *url, Games: *games, Rate: *rate, Duration: *duration, Holes: *holes, Seeds: *seeds,
@@ -58,6 +90,21 @@ var loadtestCommand = &command{
 			return runLoadtest(ctx, env.Stdout, cfg)
 		}
 	},
+}
+
+// runLobbyLoadtest runs a lobby load test and prints its report; it fails
+// when the run found a problem (LobbyReport.Err).
+func runLobbyLoadtest(ctx context.Context, w io.Writer, cfg loadtest.LobbyConfig) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	rep, err := loadtest.RunLobby(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := rep.WriteTo(w); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return rep.Err()
 }
 
 // runLoadtest runs cfg and prints its report. It fails when the run found

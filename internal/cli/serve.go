@@ -21,7 +21,7 @@ const DefaultAddr = "127.0.0.1:8080"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "play in the browser: start the game's web server (the default command)",
-	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--behind-proxy] [--egtb folder] [--tls-domain name]... [--tls-cert file --tls-key file] [--http-addr host:port] [--drain d] [--shutdown-timeout d] [--live-per-client n] [--games-per-hour n] [--invites-per-hour n] [--open-invites n] [--analysis-time d]",
+	usage:   "[--addr host:port] [--host name]... [--data folder] [--db postgres://...] [--behind-proxy] [--egtb folder] [--tls-domain name]... [--tls-cert file --tls-key file] [--http-addr host:port] [--drain d] [--shutdown-timeout d] [--live-per-client n] [--games-per-hour n] [--invites-per-hour n] [--open-invites n] [--analysis-time d] [--signins-per-minute n]",
 	examples: []string{
 		"endodoi serve",
 		"endodoi serve --addr 127.0.0.1:9000 --data ./games",
@@ -41,6 +41,7 @@ var serveCommand = &command{
 		build := fs.Bool("egtb-build", true, "build the small endgame databases a board lacks, in the background on one core, when the board is first played")
 		site := server.AddSiteFlags(fs)
 		limits := server.AddLimitFlags(fs)
+		signIns := fs.Int("signins-per-minute", 0, "for a test deployment only (endodoi loadtest --lobby): let one client address sign up or sign in `n` times a minute, in bursts of n (default 0: 10 at once, then one every 6 s)")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected argument %q", args[0])
@@ -55,12 +56,22 @@ var serveCommand = &command{
 			if err := site.Apply(fs, &cfg, *data); err != nil {
 				return usagef("%v", err)
 			}
+			if *signIns < 0 || *signIns > maxSignInsPerMinute {
+				return usagef("--signins-per-minute %d out of range (0 to %d)", *signIns, maxSignInsPerMinute)
+			}
+			if *signIns > 0 {
+				cfg.Options.Accounts.SignInRate = server.Rate{PerSecond: float64(*signIns) / 60, Burst: *signIns}
+			}
 			cfg.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
 			cfg.Tablebases = egtb.NewLibrary(*tables, egtb.LibraryOptions{AutoBuild: *build, Logger: cfg.Log})
 			return serve(ctx, env, *db, *data, cfg)
 		}
 	},
 }
+
+// maxSignInsPerMinute bounds --signins-per-minute: enough for a lobby
+// load test of thousands of players from one address.
+const maxSignInsPerMinute = 100_000
 
 // serve runs the browser game until ctx is cancelled or the process is
 // interrupted, then lets the requests in flight finish.

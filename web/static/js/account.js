@@ -168,6 +168,8 @@ function build() {
       const res = await fn();
       if (res && "account" in res) account = res.account;
       render();
+      // The lobby's connection follows who is signed in.
+      dispatchEvent(new Event("endodoi:account"));
     } catch (err) {
       $("account-message").textContent = problem(err);
     }

@@ -1,8 +1,11 @@
 // The JSON API of docs/api.md. Every call marks the page busy while it runs
 // and throws an ApiError for a 4xx/5xx answer (with the server's message) or
-// a network failure.
+// a network failure. With no server (the static site), when the server
+// cannot be reached, and for the games kept in this browser, offline.js
+// answers instead, in the browser (its comment says which requests).
 
 import { busy } from "./ui.js";
+import { build } from "./build.js";
 
 export class ApiError extends Error {
   constructor(status, message, network = false) {
@@ -12,7 +15,29 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, body, { signal, token } = {}) {
+const offline = () => import("./offline.js");
+const localPath = (path) => path.startsWith("/api/games/local-");
+// Set by offline.js while this browser keeps games the server has not taken.
+const keepsGames = () => {
+  try {
+    return !!localStorage.getItem("endodoi.offlineGames");
+  } catch {
+    return false;
+  }
+};
+
+async function request(method, path, body, options = {}) {
+  if (!build.server || localPath(path)) return busy(async () => (await offline()).answer(method, path, body));
+  try {
+    return await serverRequest(method, path, body, options);
+  } catch (err) {
+    if (!err.network) throw err;
+    return busy(async () => (await offline()).answer(method, path, body));
+  }
+}
+
+// Without offline.js.
+export async function serverRequest(method, path, body, { signal, token } = {}) {
   return busy(async () => {
     const init = { method, headers: { Accept: "application/json" }, signal };
     // A seat's secret goes in a header only: never in a URL.
@@ -29,12 +54,8 @@ async function request(method, path, body, { signal, token } = {}) {
       if (err.name === "AbortError") throw err;
       throw new ApiError(0, "network", true);
     }
-    let data = null;
-    try {
-      data = await res.json();
-    } catch {
-      // A body that is not JSON (a proxy's error page) still has a status.
-    }
+    // A body that is not JSON (a proxy's error page) still has a status.
+    const data = await res.json().catch(() => null);
     if (!res.ok) {
       throw new ApiError(res.status, (data && data.error) || `HTTP ${res.status}`);
     }
@@ -45,7 +66,10 @@ async function request(method, path, body, { signal, token } = {}) {
 const enc = encodeURIComponent;
 
 export const api = {
-  listGames: (limit, offset) => request("GET", `/api/games?limit=${limit}&offset=${offset}`),
+  listGames: async (limit, offset) => {
+    const list = await request("GET", `/api/games?limit=${limit}&offset=${offset}`);
+    return build.server && offset === 0 && keepsGames() ? (await offline()).mergeList(list, limit, offset) : list;
+  },
   createGame: (settings) => request("POST", "/api/games", settings),
   game: (id) => request("GET", `/api/games/${enc(id)}`),
   move: (id, move, ply, token) => request("POST", `/api/games/${enc(id)}/moves`, { move, ply }, { token }),

@@ -25,7 +25,12 @@ async function load() {
     ({ instance } = await WebAssembly.instantiateStreaming(fetch(wasmURL), go.importObject));
   } catch {
     // A server that does not send application/wasm: compile from the bytes.
-    const res = await fetch(wasmURL);
+    let res;
+    try {
+      res = await fetch(wasmURL);
+    } catch (err) {
+      throw new Error(`${wasmURL}: ${err?.message || err}`);
+    }
     if (!res.ok) throw new Error(`${wasmURL}: HTTP ${res.status}`);
     ({ instance } = await WebAssembly.instantiate(await res.arrayBuffer(), go.importObject));
   }

@@ -12,6 +12,9 @@ let catalog = {};
 let fallback = {}; // English, for a key a translation lacks
 let plurals = new Intl.PluralRules("en");
 const listeners = [];
+// The catalogs of the screens loaded later (i18n/<part>/<lang>.json), each
+// with its English fallback: part -> {catalog, fallback}.
+const parts = new Map();
 
 /** The page's language code. */
 export function language() {
@@ -33,8 +36,8 @@ function initialLanguage() {
   return "en";
 }
 
-async function fetchCatalog(code) {
-  const res = await fetch(`i18n/${code}.json`);
+async function fetchCatalog(code, part) {
+  const res = await fetch(part ? `i18n/${part}/${code}.json` : `i18n/${code}.json`);
   if (!res.ok) throw new Error(`catalog ${code}: ${res.status}`);
   return res.json();
 }
@@ -51,6 +54,7 @@ export async function initI18n(select) {
 export async function setLanguage(code, remember) {
   if (!LANGUAGES.includes(code)) code = "en";
   catalog = code === "en" ? fallback : await fetchCatalog(code);
+  for (const [part, p] of parts) p.catalog = code === "en" ? p.fallback : await fetchCatalog(code, part);
   lang = code;
   plurals = new Intl.PluralRules(code);
   const html = document.documentElement;
@@ -67,6 +71,30 @@ export async function setLanguage(code, remember) {
   for (const fn of listeners) fn(code);
 }
 
+/**
+ * Loads the catalog of a screen loaded later (a part), in English and in the
+ * page's language, once; its keys then translate as the others.
+ */
+export async function loadPart(part) {
+  if (parts.has(part)) return;
+  const fb = await fetchCatalog("en", part);
+  const p = { fallback: fb, catalog: lang === "en" ? fb : await fetchCatalog(lang, part) };
+  if (!parts.has(part)) parts.set(part, p);
+}
+
+// A key's text in the page's language, or in English, from the catalog or a part's.
+function own(key) {
+  let text = catalog[key];
+  for (const p of parts.values()) text ??= p.catalog[key];
+  return text;
+}
+
+function english(key) {
+  let text = fallback[key];
+  for (const p of parts.values()) text ??= p.fallback[key];
+  return text;
+}
+
 /** Calls fn after each change of language. */
 export function onLanguageChange(fn) {
   listeners.push(fn);
@@ -79,7 +107,7 @@ function fill(text, params) {
 
 /** The translation of key, with {name} placeholders filled from params. */
 export function t(key, params) {
-  const text = catalog[key] ?? fallback[key];
+  const text = own(key) ?? english(key);
   if (text === undefined) {
     return key; // A missing key shows itself rather than nothing; the catalog test prevents it.
   }
@@ -94,7 +122,7 @@ export function t(key, params) {
 export function tp(key, n, params) {
   const form = plurals.select(n);
   const p = { n: num(n), ...params };
-  const text = catalog[`${key}.${form}`] ?? catalog[`${key}.other`] ?? fallback[`${key}.other`] ?? key;
+  const text = own(`${key}.${form}`) ?? own(`${key}.other`) ?? english(`${key}.other`) ?? key;
   return fill(text, p);
 }
 

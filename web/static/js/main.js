@@ -1,9 +1,11 @@
 // The page's entry point: loads the language, wires the views and routes by
 // the URL hash: #/play/{id}[/{ply}], #/analysis[/{id}/{ply}],
 // #/analysis/position/{notation}[/{variant}[/{maxLaps}]], #/history,
-// #/rules, #/about, #/join/{code}, #/learn[/lesson/{n}|/puzzle/{id}]. Keyboard
-// shortcuts go to the screen shown.
+// #/rules, #/about, #/join/{code}, #/learn[/lesson/{n}|/puzzle/{id}],
+// #/lobby[/challenge/{name}], #/profile/{name}, #/leaderboard[/{category}].
+// Keyboard shortcuts go to the screen shown.
 
+import { build } from "./build.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { diagram, drawFrame } from "./board.js";
 import * as play from "./game.js";
@@ -16,7 +18,7 @@ import { initNewGame, update as updateNewGame } from "./newgame.js";
 import { busy, showError, leaveScreen, speedControl } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn"];
+const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn", "lobby", "profile", "leaderboard"];
 let current = "";
 let lastRoute = "";
 
@@ -55,10 +57,20 @@ async function learnModule() {
   return learn;
 }
 
+// The lobby, profiles and leaderboards load when first opened.
+const loaded = {};
+async function laterView(name) {
+  return (loaded[name] ||= await busy(() => (name === "lobby" ? import("./lobby.js") : import("./profile.js"))));
+}
+
+// Signed in, the lobby's connection brings challenges and pairings to every screen.
+const lobbyLive = (fresh) => import("./lobbylive.js").then((m) => m.start(fresh)).catch(() => {});
+
 async function route() {
   const { name, args } = parseRoute();
   if (current === "play" && name !== "play") play.leavePlay();
   if (current === "learn" && name !== "learn" && learn) learn.leaveLearn();
+  if (current === "lobby" && name !== "lobby" && loaded.lobby) loaded.lobby.leaveView();
   const changed = name !== current;
   // A message belongs to the screen (and the game) that raised it.
   const key = name + "/" + (args[0] || "");
@@ -94,6 +106,11 @@ async function route() {
       break;
     case "about":
       await openAbout();
+      break;
+    case "lobby":
+    case "profile":
+    case "leaderboard":
+      await (await laterView(name)).openView(name, args);
       break;
   }
 }
@@ -158,6 +175,7 @@ async function start() {
       analysis.renderAnalysis();
       history.render();
       if (learn) learn.render();
+      for (const m of Object.values(loaded)) m.render();
       updateNewGame();
       if (current === "rules") diagram($("rules-board"), 6, 4);
       renderAbout();
@@ -171,6 +189,13 @@ async function start() {
     document.title = t("app.title");
     await route();
   });
+  // Who is signed in is asked once the screen is drawn (a static site has no one to ask); the account dialog tells of a sign-in.
+  if (build.server)
+    fetch("/api/me")
+      .then((r) => r.json())
+      .then((m) => m.account && lobbyLive(false))
+      .catch(() => {});
+  addEventListener("endodoi:account", () => lobbyLive(true));
 }
 
 start();

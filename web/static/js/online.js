@@ -1,8 +1,7 @@
 // Online play (docs/api.md, "Online play"): the seats this browser holds,
-// the live connection to a game, the clocks; and the sound of a move, in
-// every game. A
-// seat's token stays in localStorage and in memory: never in a URL, the
-// page or the console.
+// the clocks; and the sound of a move, in every game (a game's live
+// connection is livesocket.js). A seat's token stays in localStorage and
+// in memory: never in a URL, the page or the console.
 
 import { t, tp, num } from "./i18n.js";
 
@@ -32,82 +31,6 @@ export function keepSeat(id, seat) {
 /** The display name last used online. */
 export const savedName = () => load("endodoi.name", "");
 export const rememberName = (name) => save("endodoi.name", name);
-
-/**
- * The live connection to a game: reconnects by itself (0.5 s doubling to
- * 10 s, with jitter), at once when the network returns or the page is shown
- * again. onMessage gets each message, onState(connected) each change.
- */
-export class Live {
-  constructor(id, token, onMessage, onState) {
-    Object.assign(this, { id, token, onMessage, onState, delay: 500, ws: null, timer: 0, closed: false });
-    this.wake = (e) => {
-      if (e.type === "online" || (document.visibilityState === "visible" && !this.connected())) this.connect();
-    };
-    addEventListener("online", this.wake);
-    document.addEventListener("visibilitychange", this.wake);
-    this.connect();
-  }
-
-  connected() {
-    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
-  }
-
-  connect() {
-    if (this.closed) return;
-    clearTimeout(this.timer);
-    this.drop();
-    const ws = new WebSocket(`${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/api/games/${encodeURIComponent(this.id)}/live`);
-    this.ws = ws;
-    ws.onopen = () => {
-      this.delay = 500;
-      if (this.token) ws.send(JSON.stringify({ type: "hello", token: this.token }));
-      this.onState(true);
-    };
-    ws.onmessage = (e) => {
-      let m;
-      try {
-        m = JSON.parse(e.data);
-      } catch {
-        return;
-      }
-      if (this.ws === ws) this.onMessage(m);
-    };
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      this.onState(false);
-      if (this.closed) return;
-      const wait = this.delay * (0.75 + Math.random() / 2);
-      this.delay = Math.min(10000, this.delay * 2);
-      this.timer = setTimeout(() => this.connect(), wait);
-    };
-  }
-
-  drop() {
-    const ws = this.ws;
-    this.ws = null;
-    if (ws) {
-      ws.onclose = ws.onmessage = ws.onopen = null;
-      ws.close();
-    }
-  }
-
-  /** Sends a message when connected; false when not. */
-  send(m) {
-    if (!this.connected()) return false;
-    this.ws.send(JSON.stringify(m));
-    return true;
-  }
-
-  close() {
-    this.closed = true;
-    clearTimeout(this.timer);
-    removeEventListener("online", this.wake);
-    document.removeEventListener("visibilitychange", this.wake);
-    this.drop();
-  }
-}
 
 /** A time control in words: "5+3", "3 days a move", "No clock". */
 export function clockName(c) {

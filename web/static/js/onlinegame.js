@@ -1,5 +1,5 @@
 // The controller of an online game (game.js): it follows the game's live
-// connection (online.js), showing each change the server sends, a move
+// connection (livesocket.js), showing each change the server sends, a move
 // animated; the seat this browser holds, if any, may move and act: offer
 // or answer a draw, a take-back or a rematch, resign or abort. Clocks,
 // who is here, the invitation and the spectators' count are its own.
@@ -9,7 +9,8 @@ import { t, tp } from "./i18n.js";
 import { other, sideOfMove } from "./notation.js";
 import { playerName, playerLabel, sideName, resultSentence, offBoardEnd } from "./explain.js";
 import { busy, showMessage, showError, announce, sleep, el } from "./ui.js";
-import { Live, seatOf, keepSeat, clockText } from "./online.js";
+import { seatOf, keepSeat, clockText } from "./online.js";
+import { Live } from "./livesocket.js";
 import { $, shown, motion, render, setGame, playOut, sendMove, skip, confirmResign, endText } from "./game.js";
 
 /** The connection and what this browser may do in the game. */
@@ -47,8 +48,13 @@ export const onlineGame = {
     setInterval(renderClocks, 200);
   },
   open(g) {
-    net.seat = seatOf(g.id);
-    net.live = new Live(g.id, net.seat && net.seat.token, onLive, (up) => {
+    // A seat is held by its token here, or by the signed-in account (g.you).
+    net.seat = seatOf(g.id) || (g.you ? { side: g.you, token: null } : null);
+    // A seat held by a token says it; a seat of the signed-in account
+    // says hello alone, named by the cookie; a spectator says nothing.
+    const token = net.seat ? net.seat.token || "" : null;
+    const hello = token === null ? null : token ? { type: "hello", token } : { type: "hello" };
+    net.live = new Live(`/api/games/${encodeURIComponent(g.id)}/live`, hello, onLive, (up) => {
       net.connected = up;
       render();
     });
@@ -65,7 +71,7 @@ export const onlineGame = {
     if (another) net.sent = "";
     net.stamp = performance.now();
     const { seat } = net;
-    if (seat && g.online.next && !seatOf(g.online.next)) keepSeat(g.online.next, { side: seat.side, token: seat.token });
+    if (seat && seat.token && g.online.next && !seatOf(g.online.next)) keepSeat(g.online.next, { side: seat.side, token: seat.token });
   },
   resume() {},
   ownSide: () => mine() || "s",
@@ -98,6 +104,7 @@ export const onlineGame = {
     $("rematch").hidden = $("resign").hidden = $("hint").hidden = $("takeback").hidden = true;
     $("resign-sure").textContent = t("act.resignSure");
     renderOnline(ended);
+    renderRated(g, ended);
   },
   resign: () => act("resign"),
   next() {
@@ -106,6 +113,24 @@ export const onlineGame = {
     else act("rematch");
   },
 };
+
+// The players' ratings, Rated or Casual, the rating change, reporting and
+// blocking: rated.js, loaded with the first game between accounts.
+let rated = null;
+let ratedLoading = false;
+function renderRated(g, ended) {
+  if (rated) return rated.renderRated(g, ended, mine());
+  if (!g.players || ratedLoading) return;
+  ratedLoading = true;
+  import("./rated.js")
+    .then(async (m) => {
+      await m.init();
+      rated = m;
+      render();
+    })
+    .catch(showError)
+    .finally(() => (ratedLoading = false));
+}
 
 function status() {
   const g = shown.game;

@@ -89,6 +89,12 @@ function stop() {
 
 /** The review endpoint of game id: GET reads it, POST starts it. */
 async function call(method, id) {
+  if (id.startsWith("local-")) {
+    // A game kept in this browser (offline.js) is reviewed once the server has it.
+    const err = new ApiError(0, t("offline.review"));
+    err.offline = true;
+    throw err;
+  }
   const init = { method, headers: { Accept: "application/json" } };
   if (method === "POST") {
     init.body = "{}";
@@ -133,9 +139,10 @@ async function refresh(s) {
     $("review").scrollIntoView({ block: "nearest" });
   } catch (err) {
     if (s !== state) return;
-    s.status = "error";
+    // A game of this browser's, offline: the section says why, no alarm.
+    s.status = err.offline ? "offline" : "error";
     draw();
-    showError(err);
+    if (!err.offline) showError(err);
   }
 }
 
@@ -230,6 +237,8 @@ function content(s) {
       bar.setAttribute("aria-labelledby", "review-progress-label");
       return [label, bar];
     }
+    case "offline":
+      return [el("p", "", t("offline.review"))];
     case "failed":
     case "error":
       return [el("p", "", t("review.failed")), button(t("review.retry"), "", "start", start)];

@@ -73,7 +73,9 @@ export function leaveScreen() {
 
 /** Shows an error from the API or the network politely. */
 export function showError(err) {
-  if (err && err.network) {
+  if (err && err.offline) {
+    showMessage(err.message); // already the sentence to show: what needs the server
+  } else if (err && err.network) {
     showMessage(t("error.network"));
   } else if (err && err.status) {
     showMessage(t("error.server", { error: err.message }));

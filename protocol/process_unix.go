@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package arena
+package protocol
 
 import (
 	"os/exec"
@@ -8,9 +8,9 @@ import (
 )
 
 // setProcessGroup starts the program in a process group of its own, so
-// that a Ctrl-C in the terminal reaches the arena (which then stops the
-// match cleanly) rather than killing the program mid-game, and so that
-// killProcess reaches any children it started.
+// that a Ctrl-C in the terminal reaches only the client that drives it
+// (which then ends the engine itself) rather than killing the engine
+// mid-game, and so that killProcess reaches any children it started.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }

@@ -1,0 +1,192 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+)
+
+// play plays the game id on side over the game's WebSocket, with the
+// client's session, until it ends or ctx is done. A dropped connection is
+// opened again, on the next server if its own no longer answers.
+func (p *lobbyPlayer) play(ctx context.Context, id, side string) {
+	r := p.r
+	g := r.game(id)
+	path := "/api/games/" + url.PathEscape(id) + "/live"
+	for first := true; ctx.Err() == nil; first = false {
+		if !first {
+			r.add(func(s *lstats) { s.reconnects++ })
+		}
+		conn, ok := p.dial(ctx, path)
+		if !ok {
+			return
+		}
+		over, err := p.playOn(ctx, conn, g, side)
+		if over {
+			conn.Close(websocket.StatusNormalClosure, "")
+			return
+		}
+		conn.CloseNow()
+		if ctx.Err() == nil {
+			r.disconnect(errorKind(err), fmt.Sprintf("game connection of %s: %v", p.name, err))
+		}
+	}
+}
+
+// playOn plays over one connection: it says hello, then moves on each of
+// its turns. It returns whether the game is over, or else why the
+// connection is no use any more.
+func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *sharedGame, side string) (bool, error) {
+	r := p.r
+	wctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	err := wsjson.Write(wctx, conn, map[string]string{"type": "hello"})
+	cancel()
+	if err != nil {
+		return false, fmt.Errorf("hello: %w", err)
+	}
+	msgs := make(chan lobbyMsg, 16)
+	readErr := make(chan error, 1)
+	rctx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	go func() {
+		for {
+			var msg lobbyMsg
+			if err := wsjson.Read(rctx, conn, &msg); err != nil {
+				readErr <- err
+				return
+			}
+			select {
+			case msgs <- msg:
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	interval := time.Duration(float64(time.Second) / r.cfg.Rate)
+	var (
+		state    *lobbyGame
+		synced   bool // the first game message of this connection came
+		moveAt   = time.NewTimer(time.Hour)
+		silence  = time.NewTimer(silenceLimit)
+		due      = -1 // the ply of the move the timer is set for
+		sentPly  = -1 // the ply of the last move sent on this connection
+		refusals int
+	)
+	moveAt.Stop()
+	defer moveAt.Stop()
+	defer silence.Stop()
+	send := func(v any) error {
+		wctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+		defer cancel()
+		return wsjson.Write(wctx, conn, v)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case err := <-readErr:
+			return false, err
+		case <-silence.C:
+			return false, fmt.Errorf("nothing for %v", silenceLimit)
+		case ply := <-g.race[sideIndex(side)]:
+			// The opponent moves at ply now: resign at the same ply, at once.
+			if state == nil || state.Status != "playing" {
+				continue
+			}
+			r.add(func(s *lstats) { s.raced++ })
+			if err := send(map[string]any{"type": "action", "action": "resign", "ply": ply}); err != nil {
+				return false, fmt.Errorf("resigning: %w", err)
+			}
+		case <-moveAt.C:
+			if state == nil || state.Status != "playing" || state.ToMove != side || len(state.Moves) != due || len(state.LegalMoves) == 0 {
+				continue
+			}
+			ply := due
+			m := state.LegalMoves[p.rng.IntN(len(state.LegalMoves))]
+			at := time.Now()
+			g.mu.Lock()
+			if _, ok := g.sent[ply]; !ok {
+				g.sent[ply] = sentMove{side, at}
+			}
+			race := g.raceAt >= 0 && ply >= g.raceAt
+			if race {
+				g.raceAt = -1 // once
+			}
+			g.mu.Unlock()
+			if race {
+				g.race[1-sideIndex(side)] <- ply
+			}
+			sentPly = ply
+			if err := send(map[string]any{"type": "move", "move": m, "ply": ply}); err != nil {
+				return false, fmt.Errorf("sending a move: %w", err)
+			}
+			r.add(func(s *lstats) { s.moves++ })
+		case msg := <-msgs:
+			silence.Reset(silenceLimit)
+			switch msg.Type {
+			case "game":
+				var gv lobbyGame
+				if err := json.Unmarshal(msg.Game, &gv); err != nil || gv.Status == "" {
+					r.error("bad game message", fmt.Sprintf("%.200s", msg.Game))
+					continue
+				}
+				now := time.Now()
+				if synced && msg.Event == "move" && len(gv.Moves) > 0 {
+					// The move's time to reach this client, sent by the other.
+					ply := len(gv.Moves) - 1
+					g.mu.Lock()
+					sm, ok := g.sent[ply]
+					g.mu.Unlock()
+					if ok && sm.side != side {
+						r.add(func(s *lstats) { s.moveLat = append(s.moveLat, now.Sub(sm.at)) })
+					}
+				}
+				synced = true
+				state = &gv
+				if gv.Status != "playing" {
+					p.finish(g.id, side, gv.Status)
+					return true, nil
+				}
+				if gv.ToMove == side && len(gv.Moves) != sentPly && len(gv.Moves) != due {
+					due = len(gv.Moves)
+					d := interval/2 + time.Duration(p.rng.Int64N(int64(interval)))
+					moveAt.Reset(d)
+				}
+			case "error":
+				r.add(func(s *lstats) { s.refused++ })
+				if msg.Status != 409 {
+					r.error(fmt.Sprintf("game error %d", msg.Status), msg.Error)
+				}
+				// A refused move (a stale ply, a race lost): move again on
+				// the state as it stands, or resync after a few.
+				if refusals++; refusals > maxRefusals {
+					return false, fmt.Errorf("%d refusals in a row, the last %q", refusals, msg.Error)
+				}
+				if state != nil && state.ToMove == side && sentPly == len(state.Moves) {
+					sentPly, due = -1, len(state.Moves)
+					moveAt.Reset(interval)
+				}
+				continue
+			}
+			refusals = 0
+		}
+	}
+}
+
+// finish records how the client saw its game end.
+func (p *lobbyPlayer) finish(game, side, status string) {
+	p.mu.Lock()
+	first := p.result == nil
+	if first {
+		p.result = &playerResult{game: game, side: side, status: status}
+	}
+	p.mu.Unlock()
+	if first {
+		p.r.add(func(s *lstats) { s.finished++ })
+	}
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/store"
+)
+
+// lobbyInstances starts two servers on one new PostgreSQL database.
+func lobbyInstances(t *testing.T, grace time.Duration) (a, b *lobbySite) {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	open := func() *lobbySite {
+		st, err := store.OpenPostgres(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return startLobbySite(t, st, grace)
+	}
+	return open(), open()
+}
+
+// The lobby across two instances: a seek posted on one reaches the
+// sockets of the other, its acceptance there tells the seeker here; a
+// seek lives while its owner holds a socket on either; many accepts
+// through both make one game; players in a pool through both are each
+// paired once.
+func TestLobbyInstances(t *testing.T) {
+	a, b := lobbyInstances(t, time.Second)
+	amina, baraka := a.player("Amina"), a.player("Baraka")
+	aminaB := amina.on(b)
+	watcherA := a.dial(nil)
+	as := b.dial(aminaB)
+	bs := a.dial(baraka)
+	var sk seekAnswer
+	if code, raw := baraka.call("POST", "/api/lobby/seeks", `{"minutes": 3, "increment": 2}`, &sk); code != http.StatusCreated {
+		t.Fatalf("seek on A: %d %s", code, raw)
+	}
+	if m := as.wait("seek", nil); m["seek"].(map[string]any)["id"] != sk.Seek.ID {
+		t.Errorf("the seek on B's socket: %v", m)
+	}
+	var p pairedAnswer
+	if code, raw := aminaB.call("POST", "/api/lobby/seeks/"+sk.Seek.ID+"/accept", "", &p); code != http.StatusCreated {
+		t.Fatalf("accept on B: %d %s", code, raw)
+	}
+	if m := bs.wait("paired", nil); m["game"] != p.Game || m["side"] == p.Side {
+		t.Errorf("the seeker told on A: %v, the acceptor %+v", m, p)
+	}
+	if m := watcherA.wait("unseek", nil); m["id"] != sk.Seek.ID {
+		t.Errorf("unseek on A: %v", m)
+	}
+
+	// Amina's socket is on B, her seek posted on A: it stays while the
+	// socket does, whichever instance sweeps.
+	var s2 seekAnswer
+	amina.call("POST", "/api/lobby/seeks", `{"minutes": 1}`, &s2)
+	time.Sleep(4 * time.Second)
+	if _, err := a.st.Seek(context.Background(), s2.Seek.ID); err != nil {
+		t.Fatalf("the seek of a player in the lobby on B: %v", err)
+	}
+	as.close()
+	watcherA.wait("unseek", func(m map[string]any) bool { return m["id"] == s2.Seek.ID })
+
+	testAcceptedOnce(t, []*lobbySite{a, b})
+
+	// Pools: six players, three through each instance, each with a socket
+	// there, join at once; each is paired exactly once.
+	const n = 6
+	players := make([]*lobbyPlayer, n)
+	sockets := make([]*lobbySocket, n)
+	for i := range n {
+		site := []*lobbySite{a, b}[i%2]
+		players[i] = a.player(fmt.Sprintf("Pooler%d", i)).on(site)
+		sockets[i] = site.dial(players[i])
+	}
+	for i, p := range players {
+		if code, raw := p.callFrom(fmt.Sprintf("192.0.2.%d", 100+i), "POST", "/api/lobby/pools/8-3+2/join", "", nil); code != 200 {
+			t.Fatalf("join %d: %d %s", i, code, raw)
+		}
+	}
+	games := map[string][]string{}
+	for _, s := range sockets {
+		m := s.wait("paired", nil)
+		games[m["game"].(string)] = append(games[m["game"].(string)], m["side"].(string))
+	}
+	if len(games) != n/2 {
+		t.Errorf("%d games for %d players: %v", len(games), n, games)
+	}
+	for id, sides := range games {
+		if len(sides) != 2 || sides[0] == sides[1] {
+			t.Errorf("game %s: sides %v", id, sides)
+		}
+	}
+	// No second pairing arrives.
+	time.Sleep(2 * lobbyTick)
+	for i, s := range sockets {
+		for len(s.msgs) > 0 {
+			if m := <-s.msgs; m["type"] == "paired" {
+				t.Errorf("player %d paired twice: %v", i, m)
+			}
+		}
+	}
+	if list, _ := a.st.Seeks(context.Background()); len(list) != 0 {
+		t.Errorf("%d places left", len(list))
+	}
+}
