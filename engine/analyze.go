@@ -120,7 +120,7 @@ func (e *Engine) analyze(ctx context.Context, p rules.Position, history []rules.
 		for _, m := range moves {
 			q, _ := p.Play(m, e.cfg.Rules)
 			gain := Score(q.Captured(mover)-p.Captured(mover)) * Seed
-			v, proven := s.negamax(&q, d-1, 1, -Infinity, Infinity)
+			v, proven := s.negamax(&q, 0, d-1, 1, -Infinity, Infinity)
 			if s.aborted {
 				break
 			}

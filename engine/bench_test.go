@@ -26,6 +26,23 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }
 
+// BenchmarkBench searches BenchPositions to depth 12 on one thread, as
+// `endodoi bench` does; its profile is cmd/endodoi/default.pgo (see
+// docs/benchmarks.md).
+func BenchmarkBench(b *testing.B) {
+	e, _ := New(Config{HashMiB: 16})
+	var nodes uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		n, _, err := e.Bench(context.Background(), 12, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nodes += n
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
 // TestBench: every position is searched and reported, the totals are the
 // reports' sums, the node count repeats, and a cancelled context stops it.
 func TestBench(t *testing.T) {

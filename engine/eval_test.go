@@ -109,3 +109,21 @@ func TestKeysDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestPropSownHoles: the mask of the mover's non-empty holes has bit j set
+// exactly when column j holds seeds, and no bit past the row.
+func TestPropSownHoles(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := drawPosition(t)
+		n := p.Holes()
+		var want uint32
+		for j := range n {
+			if p.SeedsAt(rules.NewMove(p.ToMove(), j).Index(n)) > 0 {
+				want |= 1 << j
+			}
+		}
+		if got := sownHoles(&p); got != want {
+			t.Fatalf("%v: %b, want %b", p, got, want)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -325,7 +326,7 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 			alpha, beta = prev-window, prev+window
 		}
 		for {
-			v, proven = s.negamax(&p, d, 0, alpha, beta)
+			v, proven = s.negamax(&p, 0, d, 0, alpha, beta)
 			if s.aborted {
 				break
 			}
@@ -349,7 +350,7 @@ func (s *searcher) iterate(p rules.Position, lim Limits, start time.Time, offset
 			// small endgame from being proven: try once more with a full
 			// window, taking cutoffs from proven entries only.
 			s.proofMode = true
-			pv, ppr := s.negamax(&p, d, 0, -Infinity, Infinity)
+			pv, ppr := s.negamax(&p, 0, d, 0, -Infinity, Infinity)
 			s.proofMode = false
 			if s.aborted {
 				break
@@ -430,6 +431,7 @@ func (s *searcher) repeated(k uint64, board int) bool {
 
 type child struct {
 	pos   rules.Position
+	key   uint64 // pos's key, or 0 where it was not computed
 	move  rules.Move
 	order int32
 }
@@ -455,13 +457,16 @@ func (s *searcher) rewardHistory(i, depth int) {
 
 // generate plays the legal moves of p except skip into kids from index
 // from on, orders them best first in order[from:] (first, if among them,
-// before all), and returns the new count of children.
-func (s *searcher) generate(p *rules.Position, kids *[rules.MaxHoles]child, order []uint8, from int, skip, first rules.Move) int {
+// before all), and returns the new count of children. With keyed, each
+// child's key is computed and its table bucket fetched into the cache
+// while the siblings before it are searched.
+func (s *searcher) generate(p *rules.Position, kids *[rules.MaxHoles]child, order []uint8, from int, skip, first rules.Move, keyed bool) int {
 	n := p.Holes()
 	mover := p.ToMove()
 	before := p.Captured(mover)
 	count := from
-	for j := 0; j < n; j++ {
+	for holes := sownHoles(p); holes != 0; holes &= holes - 1 {
+		j := bits.TrailingZeros32(holes)
 		m := rules.NewMove(mover, j)
 		if m == skip {
 			continue
@@ -473,6 +478,11 @@ func (s *searcher) generate(p *rules.Position, kids *[rules.MaxHoles]child, orde
 			continue
 		}
 		c.move = m
+		c.key = 0
+		if keyed {
+			c.key = key(&c.pos)
+			s.tt.prefetch(c.key)
+		}
 		c.order = int32(c.pos.Captured(mover)-before)<<20 + s.hist[m.Index(n)]
 		if m == first {
 			c.order = 1 << 30
@@ -487,28 +497,41 @@ func (s *searcher) generate(p *rules.Position, kids *[rules.MaxHoles]child, orde
 	return count
 }
 
+// sownHoles returns the holes of the row of p's side to move that hold
+// seeds, bit j for column j: looping over them skips the empty ones
+// without a branch the processor cannot predict.
+func sownHoles(p *rules.Position) uint32 {
+	b := p.Packed()
+	n := p.Holes()
+	var all uint64 // bit i for hole i, in sowing order
+	for i := 0; i < (2*n+3)/4; i++ {
+		x := b[i&(len(b)-1)]
+		top := ((x & lanesBelowTop) + lanesBelowTop | x) & lanesTop // the top bit of each non-empty lane
+		// The lanes' bits, moved to bits 0, 16, 32 and 48, are gathered
+		// into bits 48 to 51 by one multiplication: no two of its
+		// partial products meet there.
+		all |= ((top >> 15) * (1<<48 | 1<<33 | 1<<18 | 1<<3) >> 48 & 0xF) << (4 * i)
+	}
+	return uint32(all>>(n*int(p.ToMove()&1))) & (1<<n - 1)
+}
+
 // negamax returns the value of p for the side to move searched to depth
 // plies within the window (alpha, beta), fail-soft, and whether the value
-// rests on game ends alone.
-func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score) (Score, bool) {
-	s.nodes++
-	if s.nodes%nodeBatch == 0 {
-		s.checkStop()
+// rests on game ends alone. k is p's key, or 0 when the caller has not
+// computed it.
+func (s *searcher) negamax(p *rules.Position, k uint64, depth, ply int, alpha, beta Score) (Score, bool) {
+	if depth <= 0 || ply >= maxPly {
+		return s.leaf(p, ply, alpha, beta)
 	}
-	if s.aborted {
+	board, ok := s.enter(p, ply)
+	if !ok {
 		return 0, false
 	}
-	s.pvLen[ply] = ply
-	board := s.total - p.Captured(rules.South) - p.Captured(rules.North) // p.OnBoard(), without reading the holes
-	// The key is needed for the table, and for the repetition test only
-	// when the last position on the path has as many seeds on the board.
-	var k uint64
-	leaf := depth <= 0 || ply >= maxPly
-	if !leaf || s.mayRepeat(board) {
+	if k == 0 {
 		k = key(p)
-		if ply > 0 && s.repeated(k, board) {
-			return 0, true
-		}
+	}
+	if ply > 0 && s.repeated(k, board) {
+		return 0, true
 	}
 	// Below the root's seed count, the first position the tablebase holds
 	// is the first of its count on the path: no position before it can
@@ -517,15 +540,6 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		if v, ok := s.tb.Probe(p); ok {
 			return Score(v) * Seed, true
 		}
-	}
-	if leaf {
-		if p.RowSeeds(p.ToMove()) == 0 {
-			return -Score(board) * Seed, true
-		}
-		if s.e.cfg.Quiescence > 0 {
-			return s.quiesce(p, s.e.cfg.Quiescence, alpha, beta), false
-		}
-		return s.w.evaluate(p), false
 	}
 
 	ttMove := rules.NoMove
@@ -547,17 +561,23 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	n := p.Holes()
 	mover := p.ToMove()
 	before := p.Captured(mover)
+	// Children that are not leaves probe the table: their keys are
+	// computed, and their buckets fetched, as they are played.
+	keyed := depth >= 2 && ply+1 < maxPly
 	// Away from the root the table's move is tried before the others are
 	// even played: when it cuts off, their sowing is saved.
 	staged := false
 	if ply > 0 && ttMove != rules.NoMove {
-		if p.PlayTo(&kids[0].pos, ttMove, s.rules) == nil {
-			kids[0].move = ttMove
+		if c := &kids[0]; p.PlayTo(&c.pos, ttMove, s.rules) == nil {
+			c.move, c.key = ttMove, 0
+			if keyed {
+				c.key = key(&c.pos)
+			}
 			count, staged = 1, true
 		}
 	}
 	if !staged {
-		if count = s.generate(p, kids, order[:], 0, rules.NoMove, ttMove); count == 0 {
+		if count = s.generate(p, kids, order[:], 0, rules.NoMove, ttMove, keyed); count == 0 {
 			return -Score(board) * Seed, true
 		}
 	}
@@ -597,16 +617,25 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		gain := Score(c.pos.Captured(mover)-before) * Seed
 		var v Score
 		var pr bool
-		if i == 0 {
-			v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-beta, gain-alpha)
-			v = gain - v
-		} else {
-			v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-alpha-1, gain-alpha)
-			v = gain - v
-			if v > alpha && v < beta && !s.aborted {
-				v, pr = s.negamax(&c.pos, depth-1, ply+1, gain-beta, gain-alpha)
-				v = gain - v
+		switch {
+		case i == 0 && !keyed:
+			v, pr = s.leaf(&c.pos, ply+1, gain-beta, gain-alpha)
+		case i == 0:
+			v, pr = s.negamax(&c.pos, c.key, depth-1, ply+1, gain-beta, gain-alpha)
+		case !keyed:
+			v, pr = s.leaf(&c.pos, ply+1, gain-alpha-1, gain-alpha)
+		default:
+			v, pr = s.negamax(&c.pos, c.key, depth-1, ply+1, gain-alpha-1, gain-alpha)
+		}
+		v = gain - v
+		if i > 0 && v > alpha && v < beta && !s.aborted {
+			// The null window failed high: search again with the full one.
+			if keyed {
+				v, pr = s.negamax(&c.pos, c.key, depth-1, ply+1, gain-beta, gain-alpha)
+			} else {
+				v, pr = s.leaf(&c.pos, ply+1, gain-beta, gain-alpha)
 			}
+			v = gain - v
 		}
 		if share {
 			s.busy.leave(mark)
@@ -630,7 +659,7 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 		}
 		if staged && i == count-1 {
 			// The table's move did not cut off: now the others.
-			count = s.generate(p, kids, order[:], count, ttMove, rules.NoMove)
+			count = s.generate(p, kids, order[:], count, ttMove, rules.NoMove, keyed)
 			staged = false
 		}
 	}
@@ -650,6 +679,48 @@ func (s *searcher) negamax(p *rules.Position, depth, ply int, alpha, beta Score)
 	}
 	s.tt.store(k, entry{score: best, depth: depth, bound: b, proven: proven, move: bestMove})
 	return best, proven
+}
+
+// enter counts a node at ply and returns the seeds on p's board, or false
+// when the search is to stop.
+func (s *searcher) enter(p *rules.Position, ply int) (board int, ok bool) {
+	s.nodes++
+	if s.nodes%nodeBatch == 0 {
+		s.checkStop()
+	}
+	if s.aborted {
+		return 0, false
+	}
+	s.pvLen[ply] = ply
+	return s.total - p.Captured(rules.South) - p.Captured(rules.North), true // p.OnBoard(), without reading the holes
+}
+
+// leaf returns the value of p at the search's horizon: 0 for a
+// repetition, the tablebase's value, the game's end, or else the static
+// evaluation (after the capture search, if configured). It counts a node
+// as negamax does, and whether the value rests on game ends alone.
+func (s *searcher) leaf(p *rules.Position, ply int, alpha, beta Score) (Score, bool) {
+	board, ok := s.enter(p, ply)
+	if !ok {
+		return 0, false
+	}
+	// The key is needed only when the last position on the path has as
+	// many seeds on the board: otherwise nothing on it can repeat.
+	if ply > 0 && s.mayRepeat(board) && s.repeated(key(p), board) {
+		return 0, true
+	}
+	if s.tb != nil && ply > 0 && board < s.rootBoard {
+		if v, ok := s.tb.Probe(p); ok {
+			return Score(v) * Seed, true
+		}
+	}
+	if p.RowSeeds(p.ToMove()) == 0 {
+		return -Score(board) * Seed, true
+	}
+	if s.e.cfg.Quiescence > 0 {
+		return s.quiesce(p, s.e.cfg.Quiescence, alpha, beta), false
+	}
+	return s.w.evaluate(p), false
 }
 
 // extendPV returns a copy of pv extended to depth moves by following the

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/endodoi/endodoi/rules"
 )
@@ -69,7 +70,7 @@ func newTable(mib int) *table {
 	for size*2 <= n {
 		size *= 2
 	}
-	return &table{buckets: make([]bucket, size), mask: size - 1}
+	return &table{buckets: allocBuckets(size), mask: size - 1}
 }
 
 // clear empties the table. No search may run meanwhile.
@@ -122,6 +123,12 @@ func unpack(w uint64) entry {
 // matches reports whether w holds an entry for key k.
 func matches(w, k uint64) bool {
 	return w>>checkAt == k>>checkAt && w>>boundAt&3 != uint64(boundNone)
+}
+
+// prefetch starts loading the bucket of key k into the cache, so that a
+// probe soon after finds it there instead of waiting on memory.
+func (t *table) prefetch(k uint64) {
+	prefetch(unsafe.Pointer(&t.buckets[k&t.mask]))
 }
 
 func (t *table) probe(k uint64) (entry, bool) {

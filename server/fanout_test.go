@@ -39,6 +39,14 @@ func startInstance(t *testing.T, url string) *instance {
 		srv.Close()
 		st.Close()
 	})
+	// As a load balancer would, wait for the instance to hear the others
+	// (its health check says so): notices sent before are caught up on,
+	// not relayed as the events they were.
+	for deadline := time.Now().Add(30 * time.Second); st.Listening() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the instance is not listening to the others after 30 s")
+		}
+	}
 	return in
 }
 

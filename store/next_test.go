@@ -137,3 +137,29 @@ func TestPostgresNoticeWithChange(t *testing.T) {
 		}
 	}
 }
+
+// Listen says it may have missed notices as soon as its first connection
+// is open, too: notices sent before it listened were not heard.
+func TestPostgresListenCatchesUpFromTheStart(t *testing.T) {
+	p := openPostgres(t, newPostgresDB(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	heard := make(chan string, 1)
+	go p.Listen(ctx, func(n string) {
+		select {
+		case heard <- n:
+		default:
+		}
+	})
+	select {
+	case n := <-heard:
+		if n != "" {
+			t.Errorf("first heard %q, want the catch-up call (\"\")", n)
+		}
+		if err := p.Listening(); err != nil {
+			t.Errorf("after the catch-up call: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("nothing heard in 30 s")
+	}
+}

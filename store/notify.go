@@ -18,10 +18,10 @@ type Notifier interface {
 	// Notify sends a notice of at most MaxNotice bytes; it returns once
 	// the database has taken it.
 	Notify(ctx context.Context, notice string) error
-	// Listen calls handle with every notice until ctx ends. After its
-	// connection to the database was lost and found again, notices may
-	// have been missed: it then calls handle with "" so that the caller
-	// can catch up.
+	// Listen calls handle with every notice until ctx ends. Notices sent
+	// before its connection to the database was open, the first time or
+	// again after one was lost, were not heard: each time it has one
+	// open it calls handle with "" so that the caller can catch up.
 	Listen(ctx context.Context, handle func(notice string)) error
 	// Revisions returns the revision (Online.Rev) of each online game
 	// of ids, in one query: a listener compares them with those it has
@@ -51,8 +51,8 @@ func (p *Postgres) Notify(ctx context.Context, notice string) error {
 // which it opens again, with a growing pause, whenever it is lost.
 func (p *Postgres) Listen(ctx context.Context, handle func(notice string)) error {
 	pause := 100 * time.Millisecond
-	for first := true; ; first = false {
-		err := p.listen(ctx, handle, !first)
+	for {
+		err := p.listen(ctx, handle)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -73,9 +73,9 @@ func (p *Postgres) Listen(ctx context.Context, handle func(notice string)) error
 // dark) would otherwise wait for notices forever.
 const listenCheck = 5 * time.Second
 
-// listen listens on one connection until it fails or ctx ends; with
-// again, it tells handle that notices may have been missed.
-func (p *Postgres) listen(ctx context.Context, handle func(string), again bool) error {
+// listen listens on one connection until it fails or ctx ends, first
+// telling handle that notices may have been missed.
+func (p *Postgres) listen(ctx context.Context, handle func(string)) error {
 	cctx, cancel := context.WithTimeout(ctx, listenCheck)
 	conn, err := pgx.ConnectConfig(cctx, p.pool.Config().ConnConfig.Copy())
 	if err == nil {
@@ -90,9 +90,7 @@ func (p *Postgres) listen(ctx context.Context, handle func(string), again bool) 
 	}
 	p.listening.Store(true)
 	defer p.listening.Store(false)
-	if again {
-		handle("")
-	}
+	handle("")
 	for {
 		wctx, cancel := context.WithTimeout(ctx, listenCheck)
 		n, err := conn.WaitForNotification(wctx)
