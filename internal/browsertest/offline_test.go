@@ -15,6 +15,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,11 +25,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/web"
 )
 
@@ -141,6 +145,17 @@ func TestOfflineGames(t *testing.T) {
 			t.Errorf("offline, the list of games shows %d games of this browser, want 2", n)
 		}
 		p.screenshot("offline-history-desktop.png")
+
+		// A game of this browser has its record written by the page: in
+		// the text form, the JSON one being the server's.
+		const exportLink = `#history [data-game-id^="local-"] a[download$=".txt"]`
+		if n := p.count(`#history [data-game-id^="local-"] a[download$=".json"]`); n != 0 {
+			t.Errorf("offline, %d links to a JSON record the page cannot write", n)
+		}
+		rec := p.download(exportLink)
+		if _, err := record.Parse(rec); err != nil || !strings.Contains(rec, `[Holes "6"]`) || !strings.Contains(rec, `[Offline "`) {
+			t.Errorf("the record exported offline does not read back (%v):\n%s", err, rec)
+		}
 	})
 
 	// The server is back: the next visit sends the games.
@@ -549,5 +564,32 @@ func TestOfflineLevelTimes(t *testing.T) {
 			t.Logf("level %2d: slowest answer %6.0f ms unthrottled", level, u)
 		}
 		t.Logf("level %2d: slowest answer %6.0f ms (CPU throttled 4×, %d positions)", level, worst, len(lines))
+	}
+}
+
+// download clicks the link css as a person would and returns the file the
+// browser saved.
+func (p *page) download(css string) string {
+	p.t.Helper()
+	dir := p.t.TempDir()
+	if _, err := chromedp.Call(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir,
+		BrowserContextID: chromedp.FromContext(p.ctx).BrowserContextID,
+	}); err != nil {
+		p.t.Fatalf("allowing downloads: %v", err)
+	}
+	p.click(css)
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(50 * time.Millisecond) {
+		files, _ := os.ReadDir(dir)
+		if len(files) == 1 && !strings.HasSuffix(files[0].Name(), ".crdownload") {
+			data, err := os.ReadFile(filepath.Join(dir, files[0].Name()))
+			if err != nil {
+				p.t.Fatal(err)
+			}
+			return string(data)
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("clicking %s: no file downloaded in %v (%d in the folder)", css, waitTimeout, len(files))
+		}
 	}
 }

@@ -154,16 +154,32 @@ function row(g) {
     actions.append(review);
   }
   const name = vs(g);
-  for (const format of ["text", "json"]) {
+  // A game kept in this browser only has its record written here, in the
+  // text form, when asked for: the server does not know it.
+  for (const format of g.local ? ["text"] : ["text", "json"]) {
     const label = format === "text" ? t("history.exportText") : t("history.exportJSON");
     const a = el("a", "button small quiet", label);
-    a.href = api.recordURL(g.id, format);
+    a.href = g.local ? "#/history" : api.recordURL(g.id, format);
     a.setAttribute("download", `endodoi-${g.id}.${format === "text" ? "txt" : "json"}`);
     a.setAttribute("aria-label", t("history.exportLabel", { game: name, format: label }));
+    if (g.local) a.addEventListener("click", (e) => exportLocal(e, a, g.id));
     actions.append(a);
   }
   tr.append(actions);
   return tr;
+}
+
+/** Downloads the record of a game kept in this browser: its link, on the first click, becomes the record itself. */
+async function exportLocal(e, a, id) {
+  if (a.href.startsWith("blob:")) return; // the record, ready: the browser downloads it
+  e.preventDefault();
+  try {
+    const { recordText } = await import("./offline.js");
+    a.href = URL.createObjectURL(new Blob([await recordText(id)], { type: "text/plain;charset=utf-8" }));
+    a.click();
+  } catch (err) {
+    showError(err);
+  }
 }
 
 async function importRecord() {

@@ -361,6 +361,12 @@ function recordOf(rec, v) {
   return `${head}\n\n${rec.moves.join(" ")} ${v.status === "resigned" ? "*" : v.result}\n`;
 }
 
+/** The text record of a game kept in this browser. */
+export async function recordText(id) {
+  const rec = await stored(id);
+  return recordOf(rec, await view(rec));
+}
+
 let syncing = null;
 const REFUSED = "refused";
 
