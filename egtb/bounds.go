@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/endodoi/endodoi/internal/hugepages"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -270,7 +271,7 @@ func newBoundsTable(mib int) *boundsTable {
 	for size*2 <= n {
 		size *= 2
 	}
-	return &boundsTable{slots: make([]boundsEntry, size), mask: size - 1}
+	return &boundsTable{slots: hugepages.Make[boundsEntry](int(size)), mask: size - 1}
 }
 
 // slot returns the slot of p.

@@ -27,5 +27,6 @@
 // captured. docs/egtb.md describes the method, its proof and the file
 // format.
 //
-// The package depends only on package rules and the standard library.
+// The package depends only on package rules, internal/hugepages (its large
+// arrays on huge pages) and the standard library.
 package egtb

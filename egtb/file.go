@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"unsafe"
 
+	"github.com/endodoi/endodoi/internal/hugepages"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -185,7 +187,7 @@ func WriteFile(dir string, holes, n int, r rules.Rules, values []int8) error {
 // readFile reads and checks a database file, and checks that it holds the
 // expected board size, rules and seed count.
 func readFile(path string, holes, n int, r rules.Rules) ([]int8, error) {
-	data, err := os.ReadFile(path)
+	data, err := readAll(path)
 	if err != nil {
 		return nil, fmt.Errorf("egtb: %w", err)
 	}
@@ -198,6 +200,28 @@ func readFile(path string, holes, n int, r rules.Rules) ([]int8, error) {
 			path, h.Seeds, h.Holes, h.Rules, n, holes, r)
 	}
 	return values, nil
+}
+
+// readAll reads the file at path into memory on huge pages, where its
+// values are probed at random places.
+func readAll(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if uint64(st.Size()) > math.MaxInt {
+		return nil, fmt.Errorf("%s: %d bytes, too large to read here", path, st.Size())
+	}
+	data := hugepages.Make[byte](int(st.Size()))
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, nil
 }
 
 // ReadHeader reads the header of a database file and checks it (not the

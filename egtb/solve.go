@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/endodoi/endodoi/internal/hugepages"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -176,7 +177,7 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 		return nil, nil, 0, false, err
 	}
 	if wantDepth {
-		s.depth = make([]uint16, size)
+		s.depth = hugepages.Make[uint16](int(size))
 	}
 	if err := s.propagate(ctx); err != nil {
 		return nil, nil, 0, false, err
@@ -236,9 +237,9 @@ func (s *layerSolver) parallel(ctx context.Context, f func(w int, e *expander, l
 // position's predecessors in rel[t]. With a scratch file, it also writes
 // each move within the count to the scratch's edge files.
 func (s *layerSolver) expandAll(ctx context.Context) error {
-	s.remaining = make([]uint8, s.size)
-	s.bestExit = make([]int8, s.size)
-	s.rel = make([]uint32, s.size)
+	s.remaining = hugepages.Make[uint8](int(s.size))
+	s.bestExit = hugepages.Make[int8](int(s.size))
+	s.rel = hugepages.Make[uint32](int(s.size))
 	return s.parallel(ctx, func(w int, e *expander, lo, hi uint64) {
 		for i := lo; i < hi; i++ {
 			count := e.expand(true)
@@ -310,7 +311,7 @@ func (s *layerSolver) claim(t uint64) uint64 {
 // fillPredecessors fills the predecessor lists in memory by playing every
 // position's moves again.
 func (s *layerSolver) fillPredecessors(ctx context.Context, edges uint64) error {
-	s.preds = make([]uint32, edges)
+	s.preds = hugepages.Make[uint32](int(edges))
 	// rel[t] marks the start of t's list; each fill moves it on, so that
 	// it ends at the end of t's list.
 	return s.parallel(ctx, func(_ int, e *expander, lo, hi uint64) {
@@ -346,7 +347,7 @@ func (s *layerSolver) predecessors(t uint32) []uint32 {
 // won for the opponent at level k or more, and whose captures are worth -k
 // or less, is lost. The positions never reached are worth 0.
 func (s *layerSolver) propagate(ctx context.Context) error {
-	s.values = make([]int8, s.size)
+	s.values = hugepages.Make[int8](int(s.size))
 	for i := range s.values {
 		s.values[i] = undetermined
 	}

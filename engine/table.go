@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/endodoi/endodoi/internal/hugepages"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -60,7 +61,8 @@ const (
 )
 
 // newTable returns a table of about mib MiB (at least 1), rounded down to a
-// power of two buckets.
+// power of two buckets, on huge pages where the system allows: a probe
+// anywhere in it then rarely misses the TLB.
 func newTable(mib int) *table {
 	if mib < 1 {
 		mib = 1
@@ -70,7 +72,7 @@ func newTable(mib int) *table {
 	for size*2 <= n {
 		size *= 2
 	}
-	return &table{buckets: allocBuckets(size), mask: size - 1}
+	return &table{buckets: hugepages.Make[bucket](int(size)), mask: size - 1}
 }
 
 // clear empties the table. No search may run meanwhile.
