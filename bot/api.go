@@ -107,6 +107,9 @@ type onlineView struct {
 	Running string `json:"running"`
 	End     string `json:"end"`
 	Rev     int64  `json:"rev"`
+	// The side that made an open offer, or "".
+	DrawOffer     string `json:"drawOffer"`
+	TakebackOffer string `json:"takebackOffer"`
 }
 
 // over reports whether the game takes no more moves.

@@ -45,6 +45,8 @@ type game struct {
 	failures   int                // failed sends of a move in a row
 	retry      <-chan time.Time   // when to act again after a failure
 	refreshing bool               // a read of the game is under way
+	answering  bool               // an answer to an offer is on its way
+	answered   int64              // the revision whose offer was last answered
 	abandon    bool               // the server does not let the bot play the game
 	tasks      sync.WaitGroup     // the goroutines of the game: search, requests, socket
 }
@@ -83,6 +85,12 @@ type (
 	}
 	// refreshedEvent is the answer to a read of the game.
 	refreshedEvent struct{ err error }
+	// answeredEvent is the server's answer to the bot's answer to an offer.
+	answeredEvent struct {
+		action string
+		view   *gameView
+		err    error
+	}
 )
 
 // play plays game id as side until it ends or ctx does.
@@ -173,6 +181,17 @@ func (g *game) handle(ctx context.Context, ev any) {
 	case postedEvent:
 		g.posting = false
 		g.handlePosted(ctx, ev)
+	case answeredEvent:
+		g.answering = false
+		if ev.err != nil {
+			// 409: the offer lapsed meanwhile (a move was played).
+			if statusOf(ev.err) != http.StatusConflict && ctx.Err() == nil {
+				g.log.Warn("answering an offer", "action", ev.action, "err", ev.err)
+			}
+			g.refresh(ctx)
+			return
+		}
+		g.take(ev.view, time.Now())
 	case refreshedEvent:
 		g.refreshing = false
 		if ev.err != nil && ctx.Err() == nil {
@@ -249,9 +268,14 @@ func (g *game) ourTurnAt(ply int) bool {
 		(v.Online == nil || v.Online.Seats.South && v.Online.Seats.North)
 }
 
-// act starts what the game's state calls for: a search or a move sent.
+// act starts what the game's state calls for: an answer to an offer, a
+// search or a move sent.
 func (g *game) act(ctx context.Context) {
-	if g.view == nil || g.posting || g.thinking >= 0 || g.retry != nil {
+	if g.view == nil {
+		return
+	}
+	g.answerOffer(ctx)
+	if g.posting || g.thinking >= 0 || g.retry != nil {
 		return
 	}
 	ply := len(g.view.Moves)
@@ -263,6 +287,39 @@ func (g *game) act(ctx context.Context) {
 		return
 	}
 	g.think(ctx, ply)
+}
+
+// answerOffer declines the opponent's open draw offer or takeback request,
+// once a revision of the game: a program does not bargain, and a person is
+// better served by a prompt no than by an offer left hanging.
+func (g *game) answerOffer(ctx context.Context) {
+	v := g.view
+	o := v.Online
+	if o == nil || g.answering || o.Rev <= g.answered || v.over() {
+		return
+	}
+	opponent := string(g.side.Opponent().Letter())
+	var action string
+	switch {
+	case o.TakebackOffer == opponent:
+		action = "takeback-decline"
+	case o.DrawOffer == opponent:
+		action = "draw-decline"
+	default:
+		return
+	}
+	g.answering, g.answered = true, o.Rev
+	ply := len(v.Moves)
+	g.tasks.Go(func() {
+		var got gameView
+		err := g.b.api.do(ctx, http.MethodPost, "/api/games/"+g.id+"/actions", map[string]any{"action": action, "ply": ply}, &got)
+		ev := answeredEvent{action: action, err: err}
+		if err == nil {
+			ev.view = &got
+			g.log.Info("offer declined", "action", action, "ply", ply)
+		}
+		g.emit(ctx, ev)
+	})
 }
 
 // think starts the engine's search of the position at ply.

@@ -379,3 +379,47 @@ func TestSiteBotTakesUpItsGames(t *testing.T) {
 		t.Errorf("the game ended %s %s: want a result by the rules", end.Status, end.Result)
 	}
 }
+
+// The bot answers a draw offer and a takeback request at once, with a no:
+// the person offering is not left waiting.
+func TestSiteBotDeclinesOffers(t *testing.T) {
+	s := newSite(t)
+	h := &human{t: t, site: s, session: s.player("Naserian")}
+	runBot(t, siteConfig(t, s, s.bot("Robo")))
+	id, side := h.challengeBot(map[string]any{"holes": 6, "seeds": 4, "minutes": 10, "increment": 5, "side": "s"})
+	offers := map[int]string{2: "draw-offer", 4: "takeback-request"}
+	declined := 0
+	end, _ := h.playOut(id, side, func(ply int) {
+		action, ok := offers[ply]
+		if !ok {
+			return
+		}
+		delete(offers, ply) // a later message of the same ply calls again
+		if code, body := h.call("POST", "/api/games/"+id+"/actions", map[string]any{"action": action, "ply": ply}, nil); code != http.StatusOK {
+			t.Fatalf("%s at ply %d: %d %s", action, ply, code, body)
+		}
+		// It is the human's turn: only the bot's answer can close the offer.
+		for deadline := time.Now().Add(liveWait); ; time.Sleep(20 * time.Millisecond) {
+			var v gameView
+			if code, body := h.call("GET", "/api/games/"+id, nil, &v); code != http.StatusOK {
+				t.Fatalf("reading the game: %d %s", code, body)
+			}
+			if len(v.Moves) != ply {
+				t.Fatalf("after the %s at ply %d the game has %d moves", action, ply, len(v.Moves))
+			}
+			if v.Online.DrawOffer == "" && v.Online.TakebackOffer == "" {
+				declined++
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the bot left the %s at ply %d unanswered for %v", action, ply, liveWait)
+			}
+		}
+	})
+	if declined != 2 {
+		t.Errorf("%d offers declined, want 2 (the game ended after %d moves)", declined, len(end.Moves))
+	}
+	if end.Result == "*" {
+		t.Errorf("the game ended %s without a result", end.Status)
+	}
+}
