@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/endodoi/endodoi/play"
@@ -635,20 +636,42 @@ func (s *Server) matchPools(ctx context.Context) {
 			ids[i] = sk.Owner.ID
 		}
 		ratings := s.ratingsIn(ctx, categoryOf(poolHoles, p.Clock), ids)
-		for _, pr := range poolPairs(places, ratings, now, blocked) {
+		pairs := poolPairs(places, ratings, now, blocked)
+		// The pairs are disjoint: they are made several at once. Every
+		// instance chooses the same pairs from the same places, so each
+		// starts at a place of its own in the list, and they meet (and
+		// conflict) only where their shares overlap.
+		rng := newRand()
+		from := 0
+		if len(pairs) > 0 {
+			from = rng.IntN(len(pairs))
+		}
+		var wg sync.WaitGroup
+		gate := make(chan struct{}, poolPairsAtOnce)
+		for i := range pairs {
+			pr := pairs[(from+i)%len(pairs)]
 			a, b := places[pr[0]], places[pr[1]]
-			first := rules.Side(newRand().IntN(2))
+			first := rules.Side(rng.IntN(2))
 			var players [2]store.Player
 			players[first], players[first.Opponent()] = a.Owner, b.Owner
 			pm := pairing{holes: poolHoles, seeds: poolSeeds, clock: p.Clock, rated: a.Rated, players: players,
 				seeks: []string{a.ID, b.ID}, outs: []lobbyOut{{Pools: true}}}
-			if _, err := s.pair(ctx, &pm); err != nil && !errors.Is(err, store.ErrConflict) &&
-				!errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
-				s.log.Warn("pairing in a pool", "pool", p.ID, "err", err)
-			}
+			gate <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-gate }()
+				if _, err := s.pair(ctx, &pm); err != nil && !errors.Is(err, store.ErrConflict) &&
+					!errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+					s.log.Warn("pairing in a pool", "pool", p.ID, "err", err)
+				}
+			})
 		}
+		wg.Wait()
 	}
 }
+
+// poolPairsAtOnce is how many of a round's pairings are made at once: each
+// is a transaction, mostly waiting on the database.
+const poolPairsAtOnce = 8
 
 func abs(x float64) float64 {
 	if x < 0 {
