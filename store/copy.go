@@ -52,8 +52,9 @@ type CopyReport struct {
 	Games, Moves, Series, Online, Reviews int
 	Alive                                 bool // the server's heartbeat was copied
 	// The accounts, their credentials (password hashes and passkeys),
-	// sessions (the signed-in browsers stay signed in) and seats.
-	Accounts, Credentials, Sessions, Seats int
+	// sessions (the signed-in browsers stay signed in), seats, blocks and
+	// reports.
+	Accounts, Credentials, Sessions, Seats, Blocks, Reports int
 	// The ratings and their changes (ratingscopy.go).
 	Ratings, RatingChanges int
 }
@@ -144,7 +145,8 @@ func Copy(ctx context.Context, dst, src Store, progress func(stage string, done,
 		return CopyReport{}, err
 	}
 	rep := CopyReport{Games: len(inv.Games), Moves: inv.Moves, Series: len(inv.Series), Online: inv.Online,
-		Accounts: len(ar.Accounts), Credentials: len(ar.Credentials), Sessions: len(ar.Sessions), Seats: len(ar.Seats)}
+		Accounts: len(ar.Accounts), Credentials: len(ar.Credentials), Sessions: len(ar.Sessions), Seats: len(ar.Seats),
+		Blocks: len(ar.Blocks), Reports: len(ar.Reports)}
 
 	// The series first, for the games to refer to.
 	for chunk := range slices.Chunk(inv.Series, copyBatch) {

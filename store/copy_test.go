@@ -84,6 +84,11 @@ func fillAccounts(t *testing.T, s Store) {
 	check(s.CreateAccount(ctx, gone, nil, nil))
 	check(s.AnonymiseAccount(ctx, gone.ID))
 	check(s.PutChallenge(ctx, "challenge", "{}", now().Add(5*time.Minute)))
+	// Amina blocks Baraka, and reports the game she plays.
+	check(s.Block(ctx, amina.ID, baraka.ID, 10))
+	playing, err := s.GameByInvite(ctx, "inv-playing")
+	check(err)
+	check(s.AddReport(ctx, &Report{GameID: playing.ID, By: Player{ID: amina.ID}, Reason: "abuse", Text: "rude words"}))
 }
 
 // sameAccounts checks that b holds the accounts of a, as the account
@@ -99,7 +104,8 @@ func sameAccounts(t *testing.T, a, b Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ra.Accounts) != 3 || len(ra.Credentials) != 3 || len(ra.Sessions) != 1 || len(ra.Seats) != 1 {
+	if len(ra.Accounts) != 3 || len(ra.Credentials) != 3 || len(ra.Sessions) != 1 || len(ra.Seats) != 1 ||
+		len(ra.Blocks) != 1 || len(ra.Reports) != 1 {
 		t.Fatalf("the source holds %+v", ra)
 	}
 	if d := diffAccounts(ra, rb); d != "" {
@@ -132,8 +138,15 @@ func sameAccounts(t *testing.T, a, b Store) {
 	if games, err := b.AccountGames(ctx, amina.ID, 10); err != nil || len(games) != 1 || games[0] != (SeatGame{playing.ID, rules.South}) {
 		t.Errorf("Amina's games in the copy: %+v, %v; want South of %s", games, err, playing.ID)
 	}
-	if baraka, err := b.AccountByKey(ctx, "baraka"); err != nil || baraka.Status != AccountDisabled {
-		t.Errorf("the disabled account, copied: %+v, %v", baraka, err)
+	baraka, err := b.AccountByKey(ctx, "baraka")
+	if err != nil || baraka.Status != AccountDisabled {
+		t.Fatalf("the disabled account, copied: %+v, %v", baraka, err)
+	}
+	if blocked, err := b.Blocked(ctx, baraka.ID, amina.ID); err != nil || !blocked {
+		t.Errorf("Amina's block of Baraka, copied: %v, %v", blocked, err)
+	}
+	if reports, err := b.Reports(ctx, 10); err != nil || len(reports) != 1 || reports[0].Text != "rude words" {
+		t.Errorf("the report, copied: %+v, %v", reports, err)
 	}
 	if _, err := b.TakeChallenge(ctx, "challenge", now()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a pending challenge was copied: %v", err)

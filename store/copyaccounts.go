@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -9,14 +10,23 @@ import (
 )
 
 // accountRows are the accounts of a store with their credentials,
-// sessions and seats, as stored. The pending challenges of passkey
-// ceremonies are not among them: they last minutes, and a copy is made
-// with the server stopped.
+// sessions, seats, blocks and reports, as stored. The pending challenges
+// of passkey ceremonies are not among them: they last minutes, and a copy
+// is made with the server stopped. Nor are the lobby's open seeks and
+// challenges, which their players post again.
 type accountRows struct {
 	Accounts    []Account
 	Credentials []Credential
 	Sessions    []Session
 	Seats       []seatOwner
+	Blocks      []blockRow
+	Reports     []Report // By.ID only
+}
+
+// blockRow is one account's block of another.
+type blockRow struct {
+	AccountID, BlockedID string
+	Created              time.Time
 }
 
 // seatOwner is a seat taken while signed in: the seat's hash and its
@@ -60,10 +70,26 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 		}); err != nil {
 			return err
 		}
-		return eachRow(ctx, q, `SELECT seat, account_id, created FROM seat_owners`, func(r row) error {
+		if err := eachRow(ctx, q, `SELECT seat, account_id, created FROM seat_owners`, func(r row) error {
 			var so seatOwner
 			err := r.Scan(&so.Seat, &so.AccountID, timeCol{&so.Created})
 			ar.Seats = append(ar.Seats, so)
+			return err
+		}); err != nil || c.version < lobbyVersion {
+			return err
+		}
+		if err := eachRow(ctx, q, `SELECT account_id, blocked_id, created FROM blocks`, func(r row) error {
+			var b blockRow
+			err := r.Scan(&b.AccountID, &b.BlockedID, timeCol{&b.Created})
+			ar.Blocks = append(ar.Blocks, b)
+			return err
+		}); err != nil {
+			return err
+		}
+		return eachRow(ctx, q, `SELECT id, game_id, account_id, reason, text, created FROM reports`, func(r row) error {
+			var rp Report
+			err := r.Scan(&rp.ID, &rp.GameID, &rp.By.ID, &rp.Reason, &rp.Text, timeCol{&rp.Created})
+			ar.Reports = append(ar.Reports, rp)
 			return err
 		})
 	})
@@ -74,6 +100,10 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 	slices.SortFunc(ar.Credentials, func(a, b Credential) int { return strings.Compare(a.ID, b.ID) })
 	slices.SortFunc(ar.Sessions, func(a, b Session) int { return strings.Compare(a.Hash, b.Hash) })
 	slices.SortFunc(ar.Seats, func(a, b seatOwner) int { return strings.Compare(a.Seat, b.Seat) })
+	slices.SortFunc(ar.Blocks, func(a, b blockRow) int {
+		return cmp.Or(strings.Compare(a.AccountID, b.AccountID), strings.Compare(a.BlockedID, b.BlockedID))
+	})
+	slices.SortFunc(ar.Reports, func(a, b Report) int { return strings.Compare(a.ID, b.ID) })
 	return ar, nil
 }
 
@@ -116,11 +146,32 @@ func (c *core) restoreAccounts(ctx context.Context, ar accountRows) error {
 	}); err != nil {
 		return err
 	}
-	return insert(len(ar.Seats), func(t *tx, i int) error {
+	if err := insert(len(ar.Seats), func(t *tx, i int) error {
 		so := ar.Seats[i]
 		_, err := t.exec(`INSERT INTO seat_owners (seat, account_id, created) VALUES (?, ?, ?)`, so.Seat, so.AccountID, so.Created)
 		if err != nil {
 			return fmt.Errorf("a seat of account %s: %w", so.AccountID, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := insert(len(ar.Blocks), func(t *tx, i int) error {
+		b := ar.Blocks[i]
+		_, err := t.exec(`INSERT INTO blocks (account_id, blocked_id, created) VALUES (?, ?, ?)`, b.AccountID, b.BlockedID, b.Created)
+		if err != nil {
+			return fmt.Errorf("a block of account %s: %w", b.AccountID, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return insert(len(ar.Reports), func(t *tx, i int) error {
+		r := ar.Reports[i]
+		_, err := t.exec(`INSERT INTO reports (id, game_id, account_id, reason, text, created) VALUES (?, ?, ?, ?, ?, ?)`,
+			r.ID, r.GameID, r.By.ID, r.Reason, r.Text, r.Created)
+		if err != nil {
+			return fmt.Errorf("a report of account %s: %w", r.By.ID, err)
 		}
 		return nil
 	})
@@ -131,10 +182,11 @@ func (c *core) restoreAccounts(ctx context.Context, ar accountRows) error {
 // accounts, never a credential's data, a session's hash or a seat's.
 func diffAccounts(a, b accountRows) string {
 	if len(a.Accounts) != len(b.Accounts) || len(a.Credentials) != len(b.Credentials) ||
-		len(a.Sessions) != len(b.Sessions) || len(a.Seats) != len(b.Seats) {
-		return fmt.Sprintf("the copy holds %d accounts, %d credentials, %d sessions and %d seats of accounts; the source %d, %d, %d and %d",
-			len(b.Accounts), len(b.Credentials), len(b.Sessions), len(b.Seats),
-			len(a.Accounts), len(a.Credentials), len(a.Sessions), len(a.Seats))
+		len(a.Sessions) != len(b.Sessions) || len(a.Seats) != len(b.Seats) ||
+		len(a.Blocks) != len(b.Blocks) || len(a.Reports) != len(b.Reports) {
+		return fmt.Sprintf("the copy holds %d accounts, %d credentials, %d sessions, %d seats of accounts, %d blocks and %d reports; the source %d, %d, %d, %d, %d and %d",
+			len(b.Accounts), len(b.Credentials), len(b.Sessions), len(b.Seats), len(b.Blocks), len(b.Reports),
+			len(a.Accounts), len(a.Credentials), len(a.Sessions), len(a.Seats), len(a.Blocks), len(a.Reports))
 	}
 	for i, x := range a.Accounts {
 		y := b.Accounts[i]
@@ -188,6 +240,29 @@ func diffAccounts(a, b accountRows) string {
 		d.time("created", x.Created, y.Created)
 		if d.first != "" {
 			return fmt.Sprintf("a seat of account %s: %s", x.AccountID, d.first)
+		}
+	}
+	for i, x := range a.Blocks {
+		y := b.Blocks[i]
+		var d differ
+		d.str("account", x.AccountID, y.AccountID)
+		d.str("blocked account", x.BlockedID, y.BlockedID)
+		d.time("created", x.Created, y.Created)
+		if d.first != "" {
+			return fmt.Sprintf("a block of account %s: %s", x.AccountID, d.first)
+		}
+	}
+	for i, x := range a.Reports {
+		y := b.Reports[i]
+		var d differ
+		d.str("ID", x.ID, y.ID)
+		d.str("game", x.GameID, y.GameID)
+		d.str("account", x.By.ID, y.By.ID)
+		d.str("reason", x.Reason, y.Reason)
+		d.str("text", x.Text, y.Text)
+		d.time("created", x.Created, y.Created)
+		if d.first != "" {
+			return fmt.Sprintf("report %s: %s", x.ID, d.first)
 		}
 	}
 	return ""

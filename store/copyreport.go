@@ -83,8 +83,9 @@ type CopySummary struct {
 func (s CopySummary) String() string {
 	return fmt.Sprintf("copied %s (%s), %s series and %s from %s to %s in %v\n", counted(s.Games, "game"), counted(s.Moves, "move"),
 		thousands(s.Series), counted(s.Online, "online game"), s.From, s.To, s.Elapsed.Round(time.Millisecond)) +
-		fmt.Sprintf("with %s: %s (passwords and passkeys), %s and %s\n", counted(s.Accounts, "account"),
-			counted(s.Credentials, "credential"), counted(s.Sessions, "session"), counted(s.Seats, "owned seat")) +
+		fmt.Sprintf("with %s: %s (passwords and passkeys), %s and %s; %s and %s\n", counted(s.Accounts, "account"),
+			counted(s.Credentials, "credential"), counted(s.Sessions, "session"), counted(s.Seats, "owned seat"),
+			counted(s.Blocks, "block"), counted(s.Reports, "report")) +
 		"checked: the copy holds every game, move, series and account as the source does"
 }
 

@@ -39,7 +39,7 @@ func TestCopyDatabase(t *testing.T) {
 	}
 	sum.Elapsed = 1500 * time.Microsecond
 	if want := "copied 4 games (80 moves), 0 series and 0 online games from " + sum.From + " to " + sum.To + " in 2ms\n" +
-		"with 1 account: 1 credential (passwords and passkeys), 0 sessions and 0 owned seats\n" +
+		"with 1 account: 1 credential (passwords and passkeys), 0 sessions and 0 owned seats; 0 blocks and 0 reports\n" +
 		"checked: the copy holds every game, move, series and account as the source does"; sum.String() != want {
 		t.Errorf("summary\n%s\nwant\n%s", sum, want)
 	}

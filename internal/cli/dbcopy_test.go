@@ -161,7 +161,7 @@ func TestDBCopyRoundTrip(t *testing.T) {
 
 	code, out, errOut := run(t, "", "db", "copy", "--from", data, "--to", pg)
 	if code != 0 || !strings.Contains(out, "copied 7 games (7 moves), 1 series and 2 online games") || !strings.Contains(out, "checked") ||
-		!strings.Contains(out, "with 1 account: 2 credentials (passwords and passkeys), 1 session and 1 owned seat\n") {
+		!strings.Contains(out, "with 1 account: 2 credentials (passwords and passkeys), 1 session and 1 owned seat; 0 blocks and 0 reports\n") {
 		t.Fatalf("copy to PostgreSQL: exit %d:\n%s%s", code, out, errOut)
 	}
 	back := filepath.Join(dir, "back")
