@@ -66,19 +66,9 @@ func TestOfflineResigned(t *testing.T) {
 
 	// Sent again (a page closed before it heard the server's answer): still once.
 	p.waitFor("the page to know the game sent", `localStorage.getItem("endodoi.offlineGames") === null`)
-	sent := eval[float64](p, `(async () => {
-		const req = indexedDB.open("endodoi", 1);
-		const db = await new Promise((ok, ko) => { req.onsuccess = () => ok(req.result); req.onerror = () => ko(req.error); });
-		const all = await new Promise((ok) => { const r = db.transaction("games").objectStore("games").getAll(); r.onsuccess = () => ok(r.result); });
-		const x = db.transaction("games", "readwrite");
-		for (const g of all) { g.sent = ""; x.objectStore("games").put(g); }
-		await new Promise((ok) => (x.oncomplete = ok));
-		localStorage.setItem("endodoi.offlineGames", "1");
-		const m = await import("./js/offline.js");
-		return m.sync();
-	})()`)
+	sent := p.resendAll()
 	if sent != 1 {
-		t.Errorf("sent again, %v games were answered, want 1", sent)
+		t.Errorf("sent again, %d games were answered, want 1", sent)
 	}
 	if again := check("after sending it again"); again != id {
 		t.Errorf("sent again, the game is %s, first %s", again, id)

@@ -196,19 +196,9 @@ func TestOfflineGames(t *testing.T) {
 
 	// Sent again (a page closed before it heard the server's answer): still once.
 	p.waitFor("the page to know both games sent", `localStorage.getItem("endodoi.offlineGames") === null`)
-	sent := eval[float64](p, `(async () => {
-		const req = indexedDB.open("endodoi", 1);
-		const db = await new Promise((ok, ko) => { req.onsuccess = () => ok(req.result); req.onerror = () => ko(req.error); });
-		const all = await new Promise((ok) => { const r = db.transaction("games").objectStore("games").getAll(); r.onsuccess = () => ok(r.result); });
-		const x = db.transaction("games", "readwrite");
-		for (const g of all) { g.sent = ""; x.objectStore("games").put(g); }
-		await new Promise((ok) => (x.oncomplete = ok));
-		localStorage.setItem("endodoi.offlineGames", "1");
-		const m = await import("./js/offline.js");
-		return m.sync();
-	})()`)
+	sent := p.resendAll()
 	if sent != 2 {
-		t.Errorf("sent again, %v games were answered, want 2", sent)
+		t.Errorf("sent again, %d games were answered, want 2", sent)
 	}
 	check("after sending them again")
 	// The page's list shows each game once.
@@ -592,4 +582,22 @@ func (p *page) download(css string) string {
 			p.t.Fatalf("clicking %s: no file downloaded in %v (%d in the folder)", css, waitTimeout, len(files))
 		}
 	}
+}
+
+// resendAll marks every game this browser keeps as not yet sent, as a page
+// closed before it heard the server's answer leaves them, and sends them;
+// it returns how many the server answered.
+func (p *page) resendAll() int {
+	p.t.Helper()
+	return eval[int](p, `(async () => {
+		const req = indexedDB.open("endodoi", 1);
+		const db = await new Promise((ok, ko) => { req.onsuccess = () => ok(req.result); req.onerror = () => ko(req.error); });
+		const all = await new Promise((ok) => { const r = db.transaction("games").objectStore("games").getAll(); r.onsuccess = () => ok(r.result); });
+		const x = db.transaction("games", "readwrite");
+		for (const g of all) { g.sent = ""; x.objectStore("games").put(g); }
+		await new Promise((ok) => (x.oncomplete = ok));
+		localStorage.setItem("endodoi.offlineGames", "1");
+		const m = await import("./js/offline.js");
+		return m.sync();
+	})()`)
 }
