@@ -179,10 +179,12 @@ func (s *Server) relay(id, event string, withSowing bool) {
 		if o != nil && event != "presence" && o.Rev <= rev {
 			return nil
 		}
-		// A resync that catches up on one change, a move, tells it as the
-		// move it is, with its sowing: the clients animate it as they
-		// would have from its notice, which came late or not at all.
-		if event == "" && o != nil && rev > 0 && o.Rev == rev+1 && g.Board().Ply() == moves+1 {
+		// A resync or a presence change that catches up on one change, a
+		// move, tells it as the move it is, with its sowing: the clients
+		// animate it as they would have from its notice, which came late
+		// or not at all (the presence, read after the move was stored,
+		// carries the move, and its notice then finds it sent).
+		if (event == "" || event == "presence") && o != nil && rev > 0 && o.Rev == rev+1 && g.Board().Ply() == moves+1 {
 			event, withSowing = "move", true
 		}
 		v, err := s.view(ctx, g)

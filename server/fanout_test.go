@@ -143,3 +143,30 @@ func TestInstancesKeepClocks(t *testing.T) {
 		t.Errorf("instances named alike: %q %q", a.srv.instance, b.srv.instance)
 	}
 }
+
+// A presence change relayed after a move was stored but before the move's
+// own notice was handled carries the move: it is told as the move, with its
+// sowing, since the move's notice then finds it sent.
+func TestPresenceCatchingUpTellsTheMove(t *testing.T) {
+	ts := newTestServer(t)
+	web := httptest.NewServer(ts.srv)
+	defer web.Close()
+	g, tokens := ts.onlinePair(`{"online": true, "holes": 4, "seeds": 2}`)
+	c := dialLive(t, web.URL, g.ID)
+	c.wait("the first state", func(m liveMessage) bool { return m.Type == "game" && m.Game.ID == g.ID })
+	// A server beside this one on the same database plays the move: this
+	// one hears nothing of it.
+	st, err := store.Open(context.Background(), ts.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other := &testServer{t: t, path: ts.path, st: st, srv: New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	mover := map[string]rules.Side{"s": rules.South, "n": rules.North}[g.ToMove]
+	other.seat("POST", "/api/games/"+g.ID+"/moves", tokens[mover], fmt.Sprintf(`{"move": %q, "ply": 0}`, g.LegalMoves[0]), nil)
+	ts.srv.relay(g.ID, "presence", false)
+	m := c.wait("the move", func(m liveMessage) bool { return m.Game != nil && len(m.Game.Moves) == 1 })
+	if m.Event != "move" || m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
+		t.Errorf("the move came as event %q with sowing %+v", m.Event, m.Sowing)
+	}
+}
