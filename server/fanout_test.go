@@ -87,10 +87,10 @@ func TestInstancesShareLiveGames(t *testing.T) {
 		start := time.Now()
 		mover.send(map[string]any{"type": "move", "move": g.LegalMoves[0], "ply": ply})
 		m := other.wait(fmt.Sprintf("move %d on the other instance", ply+1), func(m liveMessage) bool {
-			return m.Event == "move" && len(m.Game.Moves) == ply+1
+			return m.Game != nil && len(m.Game.Moves) == ply+1
 		})
-		if m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
-			t.Errorf("move %d arrived without its sowing: %+v", ply+1, m)
+		if m.Event != "move" || m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
+			t.Errorf("move %d arrived as event %q without its sowing: %+v", ply+1, m.Event, m)
 		}
 		t.Logf("move %d reached the other instance's client in %v", ply+1, time.Since(start))
 		g = *m.Game

@@ -197,7 +197,7 @@ func TestLoadtestKill9Online(t *testing.T) {
 	count := newMoveCounter()
 	go func() {
 		rep, err := loadtest.Run(context.Background(), loadtest.Config{
-			BaseURL: first.url, Online: true, Games: 30, Rate: 10, Duration: 10 * time.Second, Ramp: 300 * time.Millisecond,
+			BaseURL: first.url, Online: true, Games: 30, Rate: 10, Duration: 20 * time.Second, Ramp: 300 * time.Millisecond,
 			Timeout: 3 * time.Second, Seed: 11, Check: true, ExpectRestart: true,
 			Progress: count.writer(), ProgressInterval: 100 * time.Millisecond,
 		})
