@@ -23,11 +23,9 @@ type Options struct {
 	// where a build finds the counts an earlier, interrupted build finished.
 	Dir     string
 	Workers int // goroutines; 0 means GOMAXPROCS
-	// Memory, if not 0, is the memory in bytes a count's solving may take.
-	// A count whose moves could need more keeps their predecessor lists in
-	// a scratch file (in Dir, or else in the system's temporary directory),
-	// read through the operating system's file cache: slower, but the
-	// count's memory is then about 7 bytes a position.
+	// Memory, if not 0, is the memory in bytes the build may take: a
+	// build whose largest count would need more ([BuildMemory]) is refused
+	// before it starts.
 	Memory uint64
 	// Depths keeps, in memory only, each position's plies of best play to
 	// the capture that realises its value, so that [Tablebase.PV] makes
@@ -49,7 +47,6 @@ type CountStats struct {
 	Moves     uint64        // moves that stay within the count
 	Won, Lost uint64        // positions worth more than 0, less than 0
 	Time      time.Duration // time to solve it
-	OnDisk    bool          // its predecessor lists were kept in a scratch file (Options.Memory)
 }
 
 // Progress reports how far a build (or a verification, VerifyCounts) has
@@ -72,6 +69,20 @@ func (p Progress) Remaining() (time.Duration, bool) {
 	return time.Duration(float64(p.Total-min(p.Done, p.Total)) / rate * float64(time.Second)), true
 }
 
+// BuildMemory estimates the most memory a build of every count up to
+// maxSeeds on the given number of holes a row takes: at the largest count,
+// the values of every count (a byte a position), the count's working
+// arrays (two bytes a position, and room for the queue of positions found
+// in a round) and, with depths, two bytes a position of every count.
+func BuildMemory(holes, maxSeeds int, depths bool) uint64 {
+	all, last := CumulativeSize(holes, maxSeeds), Size(holes, maxSeeds)
+	need := all + 2*last + last/2
+	if depths {
+		need += 2 * all
+	}
+	return need
+}
+
 // Build solves every count from 0 to opt.MaxSeeds seeds on the board,
 // smallest first, and returns the databases, held in memory. With opt.Dir
 // set, each count is written to its file as soon as it is solved, and a
@@ -88,6 +99,10 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 	}
 	if err := opt.Rules.Validate(); err != nil {
 		return nil, fmt.Errorf("egtb: %w", err)
+	}
+	if need := BuildMemory(opt.Holes, opt.MaxSeeds, opt.Depths); opt.Memory > 0 && need > opt.Memory {
+		return nil, fmt.Errorf("egtb: %d holes a row up to %d seeds needs about %.1f GiB at its largest count, more than the %.1f GiB allowed",
+			opt.Holes, opt.MaxSeeds, float64(need)/(1<<30), float64(opt.Memory)/(1<<30))
 	}
 	r := opt.Rules.Canonical()
 	workers := opt.Workers
@@ -168,11 +183,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 			total.Add(3 * Size(opt.Holes, n))
 		}
 		began := time.Now()
-		scratchDir := opt.Dir
-		if scratchDir == "" {
-			scratchDir = os.TempDir()
-		}
-		values, depth, edges, onDisk, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, opt.Memory, scratchDir, func(d uint64) {
+		values, depth, edges, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, func(d uint64) {
 			done.Add(d)
 			if testHook != nil {
 				testHook(n)
@@ -181,7 +192,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 		if err != nil {
 			return nil, err
 		}
-		st := CountStats{Seeds: n, Positions: uint64(len(values)), Moves: edges, OnDisk: onDisk, Time: time.Since(began)}
+		st := CountStats{Seeds: n, Positions: uint64(len(values)), Moves: edges, Time: time.Since(began)}
 		for _, v := range values {
 			switch {
 			case v > 0:
@@ -199,7 +210,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 		tb.set(n, &layer{values: values, depth: depth})
 		lower = append(lower, values)
 		if Size(opt.Holes, n) >= 1<<22 {
-			// The count's working arrays (about 16 bytes a position)
+			// The count's working arrays (two bytes a position)
 			// are garbage now: give them back before the next, larger
 			// count needs its own.
 			debug.FreeOSMemory()

@@ -124,9 +124,6 @@ func WriteStats(w io.Writer, st []CountStats) {
 		fmt.Fprintf(w, "%5d %14d %14d %7.2f%% %7.2f%% %7.2f%% %10v %12.0f", c.Seeds, c.Positions, c.Moves,
 			pct(c.Won, c.Positions), pct(c.Lost, c.Positions), pct(c.Positions-c.Won-c.Lost, c.Positions),
 			c.Time.Round(time.Millisecond), float64(c.Positions)/max(c.Time.Seconds(), 1e-9))
-		if c.OnDisk {
-			fmt.Fprint(w, "  lists on disk")
-		}
 		fmt.Fprintln(w)
 	}
 }

@@ -114,10 +114,11 @@ type Solution struct {
 
 // SolveMemory estimates the bytes a complete in-memory solution of every
 // count up to n seeds takes: the values and depths of every count, and the
-// largest count's working arrays with some room for the garbage collector
-// (36 bytes a position; 2×5×3 peaked at 9.0 GiB against 9.5 estimated).
+// largest count's working arrays and queues with some room for the garbage
+// collector (12 bytes a position; 2×5×2 peaked at 200 MB against 210
+// estimated).
 func SolveMemory(holes, n int) float64 {
-	return 3*float64(CumulativeSize(holes, n)) + 36*float64(Size(holes, n))
+	return 3*float64(CumulativeSize(holes, n)) + 12*float64(Size(holes, n))
 }
 
 // searches reports whether Solve searches from p rather than solve every

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/endodoi/endodoi/internal/hugepages"
+	"github.com/endodoi/endodoi/internal/prefetch"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -21,19 +22,20 @@ const undetermined = math.MinInt8
 // It never equals a level's ±k, and -noExit exceeds every k.
 const noExit = math.MinInt8
 
+// expandAhead is how many positions ahead of their payoffs' reads the
+// expansion runs.
+const expandAhead = 8
+
 // chunkSize is how many consecutive boards a worker takes at a time.
 const chunkSize = 1 << 14
 
-// offBlockBits: the offsets of the predecessor lists are 4 bytes a position,
-// relative to a base every 2^offBlockBits positions, so that a count may
-// have more than 2^32 moves within it.
-const offBlockBits = 20
-
 // move is one legal move of a position being expanded: either an exit (a
-// capture, leaving the count) with its payoff for the mover, or a move
-// within the count to the child with index child (South to move, mirrored).
+// capture of gain seeds, leaving the count for the child of index child in
+// count n-gain) with its payoff for the mover, or a move within the count
+// to the child with index child. Children are South to move, mirrored.
 type move struct {
 	exit   bool
+	gain   int
 	payoff int
 	child  uint64
 }
@@ -56,13 +58,7 @@ func newExpander(holes, n int, r rules.Rules, lower [][]int8) *expander {
 
 // seek sets the board being expanded to the board of rank i.
 func (e *expander) seek(i uint64) {
-	var b [2 * rules.MaxHoles]int
-	if err := Unrank(b[:2*e.holes], e.n, i); err != nil {
-		panic(err) // callers pass ranks below the count's size
-	}
-	for j := range b {
-		e.cur[j] = uint8(b[j])
-	}
+	e.cur.setRank(e.holes, e.n, i)
 }
 
 // position returns the board being expanded as a position, South to move.
@@ -77,9 +73,14 @@ func (e *expander) position() rules.Position {
 
 // expand plays every legal move of the board being expanded, South to
 // move, into e.moves and returns how many there are. Without payoffs it
-// leaves out the exits' payoffs (and the lookups they take). It allocates
-// nothing.
+// leaves out the exits' payoffs (and the lookups they take; see payoff).
+// It allocates nothing.
 func (e *expander) expand(payoffs bool) int {
+	return e.expandInto(&e.moves, payoffs)
+}
+
+// expandInto is expand into moves.
+func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs bool) int {
 	count := 0
 	for j := 0; j < e.holes; j++ {
 		if e.cur[j] == 0 {
@@ -91,22 +92,29 @@ func (e *expander) expand(payoffs bool) int {
 			continue // endless: not a legal move
 		}
 		// After the move North is to move: the child is the mirror image.
-		m := &e.moves[count]
+		m := &moves[count]
 		count++
-		if gain == 0 {
-			m.exit, m.payoff, m.child = false, 0, c.mirrorRank(e.holes)
-			continue
-		}
-		m.exit, m.child, m.payoff = true, 0, 0
-		if payoffs {
-			m.payoff = gain - int(e.lower[e.n-gain][c.mirrorRank(e.holes)])
+		m.exit, m.gain, m.payoff, m.child = gain != 0, gain, 0, c.mirrorRank(e.holes)
+		if m.exit && payoffs {
+			m.payoff = e.payoff(m)
 		}
 	}
 	return count
 }
 
+// payoff returns an exit's payoff for the mover: the seeds it captures less
+// the value of the position it leads to, for the opponent.
+func (e *expander) payoff(m *move) int {
+	return m.gain - int(e.lower[e.n-m.gain][m.child])
+}
+
+// prefetch asks for the values an exit's payoff reads.
+func (e *expander) prefetch(m *move) {
+	prefetch.Line(unsafe.Pointer(&e.lower[e.n-m.gain][m.child]))
+}
+
 // layerSolver solves one seed count: the working arrays of the retrograde
-// propagation.
+// propagation, three bytes a position.
 type layerSolver struct {
 	holes, n int
 	r        rules.Rules
@@ -115,37 +123,29 @@ type layerSolver struct {
 	workers  int
 	progress func(done uint64) // called with work units done, from any goroutine
 
-	values    []int8  // the result: undetermined while being solved
-	remaining []uint8 // moves within the count not yet known to lose at the current level
-	bestExit  []int8  // best payoff of a capturing move (or -n with no legal move), noExit if none
-	// The predecessor lists: preds[end(t-1):end(t)] are the positions
-	// moving to t, where end(t) = base[t>>offBlockBits] + rel[t] once the
-	// lists are filled (before, rel counts and then marks each list's
-	// start).
-	rel   []uint32
-	base  []uint64
-	preds []uint32
-	edges uint64   // moves within the count: the length of preds
+	values sharedBytes // the result (as int8): undetermined while being solved
+	// exits holds two bytes a position, side by side so that one memory
+	// access reads both: at 2i the moves within the count not yet known
+	// to lose at the current level, at 2i+1 the best payoff of a capturing
+	// move (or -n with no legal move), noExit if none.
+	exits sharedBytes
+	edges atomic.Uint64
 	depth []uint16 // optional: plies to the capture that realises the value
-	// scratch, when not nil, keeps the predecessor lists in a file rather
-	// than in memory (a count too large for the memory allowed).
-	scratch *scratch
+	// found holds each worker's positions determined in a round.
+	found [][]uint32
 }
 
 // solveLayer returns the values of every board of n seeds on the given
 // number of holes, South to move, given the values of every smaller count in
 // lower, and the number of moves within the count. With wantDepth it also
-// returns, for each position, how many plies
-// of best play lead to the capture (or game end) that realises its value,
-// saturated at 65535; a position worth 0 gets 0.
-//
-// When the predecessor lists could take more than memory bytes (0: no
-// limit), they are kept in a scratch file in dir instead (see scratch).
-func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8, workers int, wantDepth bool, memory uint64, dir string, progress func(uint64)) (values []int8, depth []uint16, edges uint64, onDisk bool, err error) {
+// returns, for each position, how many plies of best play lead to the
+// capture (or game end) that realises its value, saturated at 65535; a
+// position worth 0 gets 0.
+func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8, workers int, wantDepth bool, progress func(uint64)) (values []int8, depth []uint16, edges uint64, err error) {
 	size := Size(holes, n)
 	// Ranks are stored as uint32.
 	if size == 0 || size >= math.MaxUint32 {
-		return nil, nil, 0, false, fmt.Errorf("egtb: %d seeds on %d holes a row (%d positions) is beyond this solver", n, holes, size)
+		return nil, nil, 0, fmt.Errorf("egtb: %d seeds on %d holes a row (%d positions) is beyond this solver", n, holes, size)
 	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
@@ -153,62 +153,24 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 	if progress == nil {
 		progress = func(uint64) {}
 	}
-	s := &layerSolver{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}
-	if memory > 0 && layerMemory(holes, n, lower) > memory {
-		sc, err := newScratch(dir, holes, n, r, size, workers, memory-min(memory, fixedMemory(size, lower)))
-		if err != nil {
-			return nil, nil, 0, false, err
-		}
-		defer sc.close()
-		s.scratch = sc
-	}
+	s := &layerSolver{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress,
+		found: make([][]uint32, workers)}
 	if err := s.expandAll(ctx); err != nil {
-		return nil, nil, 0, false, err
-	}
-	if edges, err = s.layout(); err != nil {
-		return nil, nil, 0, false, err
-	}
-	if s.scratch != nil {
-		s.preds, err = s.scratch.fill(ctx, s)
-	} else {
-		err = s.fillPredecessors(ctx, edges)
-	}
-	if err != nil {
-		return nil, nil, 0, false, err
+		return nil, nil, 0, err
 	}
 	if wantDepth {
 		s.depth = hugepages.Make[uint16](int(size))
 	}
 	if err := s.propagate(ctx); err != nil {
-		return nil, nil, 0, false, err
+		return nil, nil, 0, err
 	}
-	return s.values, s.depth, edges, s.scratch != nil, nil
-}
-
-// layerMemory is the most memory count n's working arrays can take, with
-// every move within the count in the predecessor lists in memory, and the
-// smaller counts' values.
-func layerMemory(holes, n int, lower [][]int8) uint64 {
-	size := Size(holes, n)
-	return fixedMemory(size, lower) + 4*size*uint64(holes)
-}
-
-// fixedMemory is the memory a count of size positions takes besides its
-// predecessor lists: values, moves remaining, best exits, offsets, and
-// the smaller counts' values.
-func fixedMemory(size uint64, lower [][]int8) uint64 {
-	m := 7 * size
-	for _, v := range lower {
-		m += uint64(len(v))
-	}
-	return m
+	return s.values.int8s(size), s.depth, s.edges.Load(), nil
 }
 
 // parallel runs f over the boards of the count in chunks, on s.workers
 // goroutines, each with its own expander positioned on the chunk's first
-// board and with the worker's number. It stops early when ctx is
-// cancelled.
-func (s *layerSolver) parallel(ctx context.Context, f func(w int, e *expander, lo, hi uint64)) error {
+// board. It stops early when ctx is cancelled.
+func (s *layerSolver) parallel(ctx context.Context, f func(e *expander, lo, hi uint64)) error {
 	var next atomic.Uint64
 	var wg sync.WaitGroup
 	for w := 0; w < s.workers; w++ {
@@ -223,7 +185,7 @@ func (s *layerSolver) parallel(ctx context.Context, f func(w int, e *expander, l
 				}
 				hi := min(lo+chunkSize, s.size)
 				e.seek(lo)
-				f(w, e, lo, hi)
+				f(e, lo, hi)
 				s.progress(hi - lo)
 			}
 		}()
@@ -233,197 +195,201 @@ func (s *layerSolver) parallel(ctx context.Context, f func(w int, e *expander, l
 }
 
 // expandAll plays every position's moves once: it records the best exit
-// payoff and the number of moves within the count, and counts each
-// position's predecessors in rel[t]. With a scratch file, it also writes
-// each move within the count to the scratch's edge files.
+// payoff and the number of moves within the count.
 func (s *layerSolver) expandAll(ctx context.Context) error {
-	s.remaining = hugepages.Make[uint8](int(s.size))
-	s.bestExit = hugepages.Make[int8](int(s.size))
-	s.rel = hugepages.Make[uint32](int(s.size))
-	return s.parallel(ctx, func(w int, e *expander, lo, hi uint64) {
-		for i := lo; i < hi; i++ {
-			count := e.expand(true)
+	s.exits = newSharedBytes(2 * s.size)
+	exits := s.exits.uint8s(2 * s.size)
+	return s.parallel(ctx, func(e *expander, lo, hi uint64) {
+		// The exits' payoffs read the smaller counts' values at random
+		// places, nearly every read a cache miss: they are asked for as
+		// each position is expanded and read expandAhead positions
+		// later, so that the misses overlap the sowing in between.
+		var ahead [expandAhead]struct {
+			count int
+			moves [rules.MaxHoles]move
+		}
+		var edges uint64
+		settle := func(i uint64) {
+			a := &ahead[i%expandAhead]
 			best, within := noExit, 0
-			if count == 0 {
+			if a.count == 0 {
 				best = -s.n // rule 8: the board goes to the last mover
 			}
-			for k := 0; k < count; k++ {
-				m := &e.moves[k]
-				if m.exit {
-					best = max(best, m.payoff)
-					continue
-				}
-				within++
-				atomic.AddUint32(&s.rel[m.child], 1)
-				if s.scratch != nil {
-					s.scratch.add(w, uint32(m.child), uint32(i))
+			for k := range a.count {
+				if m := &a.moves[k]; m.exit {
+					best = max(best, e.payoff(m))
+				} else {
+					within++
 				}
 			}
-			s.bestExit[i] = int8(best)
-			s.remaining[i] = uint8(within)
-			if i+1 < hi {
-				e.cur.next()
-			}
+			exits[2*i] = uint8(within)
+			exits[2*i+1] = uint8(int8(best))
+			edges += uint64(within)
 		}
-	})
-}
-
-// layout turns the counts of predecessors in rel into the starts of their
-// lists and returns the number of moves within the count.
-func (s *layerSolver) layout() (uint64, error) {
-	s.base = make([]uint64, s.size>>offBlockBits+1)
-	var total uint64
-	for t := range s.size {
-		block := t >> offBlockBits
-		if t&(1<<offBlockBits-1) == 0 {
-			s.base[block] = total
-		}
-		count := uint64(s.rel[t])
-		s.rel[t] = uint32(total - s.base[block])
-		total += count
-		if total-s.base[block] >= math.MaxUint32 {
-			return 0, fmt.Errorf("egtb: %d seeds on %d holes a row: more than 2^32 moves within %d positions", s.n, s.holes, 1<<offBlockBits)
-		}
-	}
-	s.edges = total
-	return total, nil
-}
-
-// start returns where t's predecessor list starts, before it is filled.
-func (s *layerSolver) start(t uint64) uint64 {
-	if t == s.size {
-		return s.edges
-	}
-	return s.base[t>>offBlockBits] + uint64(s.rel[t])
-}
-
-// end returns where t's predecessor list ends, once it is filled.
-func (s *layerSolver) end(t uint64) uint64 {
-	return s.base[t>>offBlockBits] + uint64(s.rel[t])
-}
-
-// claim returns the next free place in t's predecessor list (safe for
-// concurrent use).
-func (s *layerSolver) claim(t uint64) uint64 {
-	return s.base[t>>offBlockBits] + uint64(atomic.AddUint32(&s.rel[t], 1)-1)
-}
-
-// fillPredecessors fills the predecessor lists in memory by playing every
-// position's moves again.
-func (s *layerSolver) fillPredecessors(ctx context.Context, edges uint64) error {
-	s.preds = hugepages.Make[uint32](int(edges))
-	// rel[t] marks the start of t's list; each fill moves it on, so that
-	// it ends at the end of t's list.
-	return s.parallel(ctx, func(_ int, e *expander, lo, hi uint64) {
 		for i := lo; i < hi; i++ {
-			count := e.expand(false)
-			for k := 0; k < count; k++ {
-				if m := &e.moves[k]; !m.exit {
-					s.preds[s.claim(m.child)] = uint32(i)
+			if i >= lo+expandAhead {
+				settle(i - expandAhead)
+			}
+			a := &ahead[i%expandAhead]
+			a.count = e.expandInto(&a.moves, false)
+			for k := range a.count {
+				if m := &a.moves[k]; m.exit {
+					e.prefetch(m)
 				}
 			}
 			if i+1 < hi {
 				e.cur.next()
 			}
 		}
+		for i := max(lo, hi-min(hi, expandAhead)); i < hi; i++ {
+			settle(i)
+		}
+		s.edges.Add(edges)
 	})
-}
-
-// predecessors returns the positions with a move to t within the count
-// (once per such move).
-func (s *layerSolver) predecessors(t uint32) []uint32 {
-	var lo uint64
-	if t > 0 {
-		lo = s.end(uint64(t) - 1)
-	}
-	return s.preds[lo:s.end(uint64(t))]
 }
 
 // propagate finds the values level by level, k = n down to 1: first the
 // positions whose best capture is worth exactly +k (won at level k), or
 // whose moves all lose already and whose best capture is worth exactly -k
-// (lost at level k); then, through the predecessor lists, every position
+// (lost at level k); then, through their predecessors, every position
 // with a move to a lost one is won, and every position whose every move is
 // won for the opponent at level k or more, and whose captures are worth -k
 // or less, is lost. The positions never reached are worth 0.
 func (s *layerSolver) propagate(ctx context.Context) error {
-	s.values = hugepages.Make[int8](int(s.size))
-	for i := range s.values {
-		s.values[i] = undetermined
+	s.values = newSharedBytes(s.size)
+	values := s.values.int8s(s.size)
+	for i := range values {
+		values[i] = undetermined
 	}
 	// The positions are taken round by round: those determined by the
 	// captures, then those determined by the previous round. Within a round
-	// the order does not matter; with the lists in a file, the round is
-	// sorted so that the file is read in order.
-	round := make([]uint32, 0, 1024)
-	next := make([]uint32, 0, 1024)
+	// the order does not matter.
+	var round, next []uint32
 	perLevel := s.size / uint64(max(s.n, 1))
 	for k := s.n; k >= 1; k-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for round = s.seeds(round[:0], k); len(round) > 0; round, next = next, round[:0] {
-			if s.scratch != nil {
-				slices.Sort(round)
-			}
 			var err error
-			if next, err = s.propagateRound(ctx, round, next, k); err != nil {
+			if next, err = s.propagateRound(ctx, round, next[:0], k); err != nil {
 				return err
 			}
 		}
 		s.progress(perLevel)
 	}
-	for i, v := range s.values {
+	for i, v := range values {
 		if v == undetermined {
-			s.values[i] = 0
+			values[i] = 0
 		}
 	}
 	s.progress(s.size - perLevel*uint64(s.n))
 	return nil
 }
 
+// determineAhead is how many positions ahead of their predecessors' reads
+// the propagation runs.
+const determineAhead = 8
+
+// roundChunk is how many positions of a round a worker takes at a time.
+const roundChunk = 1 << 12
+
 // propagateRound determines, at level k, the positions with moves to the
-// positions of round, and returns them appended to next.
+// positions of round, and returns them appended to next. The workers take
+// the round in chunks; a position is determined by the one worker whose
+// change of its value goes through.
 func (s *layerSolver) propagateRound(ctx context.Context, round, next []uint32, k int) ([]uint32, error) {
-	for head, p := range round {
-		if head&0xFFFF == 0 && ctx.Err() != nil {
-			return next, ctx.Err()
-		}
-		won := s.values[p] > 0
-		var d uint16
-		if s.depth != nil {
-			d = s.depth[p]
-			if d < math.MaxUint16 {
-				d++
+	workers := min(s.workers, (len(round)+roundChunk-1)/roundChunk)
+	var taken atomic.Uint64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u := newUnmover(s.holes, s.r.Laps(), s.r.Variant == rules.Cross)
+			found := s.found[w][:0]
+			// The predecessors' values and counters are read at random
+			// places, nearly every read a cache miss: they are asked for as
+			// each position's predecessors are found and read
+			// determineAhead positions later.
+			var ahead [determineAhead]struct {
+				p     uint32
+				preds []uint32
 			}
-		}
-		for _, r := range s.predecessors(p) {
-			if s.values[r] != undetermined {
-				continue
-			}
-			if won {
-				// r's move to p loses at level k.
-				s.remaining[r]--
-				if s.remaining[r] != 0 || -int(s.bestExit[r]) < k {
-					continue
+			var b board
+			seq := 0
+			for ctx.Err() == nil {
+				lo := int(taken.Add(roundChunk) - roundChunk)
+				if lo >= len(round) {
+					break
 				}
-				s.values[r] = int8(-k)
-			} else {
-				s.values[r] = int8(k)
+				for _, p := range round[lo:min(lo+roundChunk, len(round))] {
+					a := &ahead[seq%determineAhead]
+					if seq >= determineAhead {
+						found = s.determine(a.p, a.preds, k, found)
+					}
+					b.setRank(s.holes, s.n, uint64(p))
+					a.p, a.preds = p, append(a.preds[:0], u.predecessors(&b)...)
+					for _, r := range a.preds {
+						prefetch.Line(unsafe.Pointer(&s.values[r>>2]))
+						prefetch.Line(unsafe.Pointer(&s.exits[r>>1]))
+					}
+					seq++
+				}
 			}
-			if s.depth != nil {
-				s.depth[r] = d
+			for i := max(0, seq-determineAhead); i < seq; i++ {
+				a := &ahead[i%determineAhead]
+				found = s.determine(a.p, a.preds, k, found)
 			}
-			next = append(next, r)
+			s.found[w] = found
+		}()
+	}
+	wg.Wait()
+	for w := range workers {
+		next = append(next, s.found[w]...)
+	}
+	return next, ctx.Err()
+}
+
+// determine decides, at level k, the positions among p's predecessors
+// (preds) that p's value now determines, and returns them appended to
+// found.
+func (s *layerSolver) determine(p uint32, preds []uint32, k int, found []uint32) []uint32 {
+	won := int8(s.values.load(uint64(p))) > 0
+	var d uint16
+	if s.depth != nil {
+		d = s.depth[p]
+		if d < math.MaxUint16 {
+			d++
 		}
 	}
-	return next, nil
+	for _, r := range preds {
+		if int8(s.values.load(uint64(r))) != undetermined {
+			continue
+		}
+		v := int8(k)
+		if won {
+			// r's move to p loses at level k.
+			if remaining, best := s.exits.decrementPair(uint64(r)); remaining != 0 || -int(best) < k {
+				continue
+			}
+			v = int8(-k)
+		}
+		if !s.values.change(uint64(r), uint8(undetermined&0xFF), uint8(v)) {
+			continue
+		}
+		if s.depth != nil {
+			s.depth[r] = d
+		}
+		found = append(found, r)
+	}
+	return found
 }
 
 // seeds appends to queue the positions determined at level k by their
 // captures alone, marking their values.
 func (s *layerSolver) seeds(queue []uint32, k int) []uint32 {
-	parts := make([][]uint32, s.workers)
+	values, exits := s.values.int8s(s.size), s.exits.uint8s(2*s.size)
 	var wg sync.WaitGroup
 	step := (s.size + uint64(s.workers) - 1) / uint64(s.workers)
 	for w := 0; w < s.workers; w++ {
@@ -432,27 +398,27 @@ func (s *layerSolver) seeds(queue []uint32, k int) []uint32 {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			var out []uint32
+			out := s.found[w][:0]
 			for i := lo; i < hi; i++ {
-				b := int(s.bestExit[i])
-				if s.values[i] != undetermined || (b != k && b != -k) {
+				b := int(int8(exits[2*i+1]))
+				if values[i] != undetermined || (b != k && b != -k) {
 					continue
 				}
 				if b == k {
-					s.values[i] = int8(k)
-				} else if s.remaining[i] == 0 {
-					s.values[i] = int8(-k)
+					values[i] = int8(k)
+				} else if exits[2*i] == 0 {
+					values[i] = int8(-k)
 				} else {
 					continue
 				}
 				out = append(out, uint32(i))
 			}
-			parts[w] = out
+			s.found[w] = out
 		}(w)
 	}
 	wg.Wait()
-	for _, part := range parts {
-		queue = append(queue, part...)
+	for w := range s.workers {
+		queue = append(queue, s.found[w]...)
 	}
 	return queue
 }

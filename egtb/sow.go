@@ -105,6 +105,31 @@ func (b *board) rank(holes int) uint64 {
 	return r
 }
 
+// setRank sets b to the board of the given rank among those of n seeds on
+// the given number of holes a row, which must be below their number; as
+// Unrank, but straight into the board.
+func (b *board) setRank(holes, n int, rank uint64) {
+	const mask = len(rankTerms) - 1
+	m := 2 * holes
+	*b = board{}
+	// Bars from the last down: c_i is the largest c with C(c, i+1) <= rank,
+	// read from rankTerms, where the places of one bar are side by side.
+	hi := n + m - 2
+	next := n + m - 1
+	for i := m - 2; i >= 0; i-- {
+		terms := i << 8
+		c := hi
+		for rankTerms[(terms+c)&mask] > rank {
+			c--
+		}
+		rank -= rankTerms[(terms+c)&mask]
+		b[(i+1)&31] = uint8(next - c - 1)
+		next = c
+		hi = c - 1
+	}
+	b[0] = uint8(next)
+}
+
 // next steps b to the board of the next rank with the same seeds: the
 // successor in the combinatorial number system. It must not be called on
 // the last board (all seeds in hole 0).

@@ -60,7 +60,7 @@ func (tb *Tablebase) Verify(ctx context.Context, n, limit, workers int, progress
 	var mu sync.Mutex
 	var found []Mismatch
 	var count atomic.Int64
-	err = s.parallel(ctx, func(_ int, e *expander, lo, hi uint64) {
+	err = s.parallel(ctx, func(e *expander, lo, hi uint64) {
 		for i := lo; i < hi; i++ {
 			moves := e.expand(true)
 			want := -n

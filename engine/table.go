@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/endodoi/endodoi/internal/hugepages"
+	"github.com/endodoi/endodoi/internal/prefetch"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -130,7 +131,7 @@ func matches(w, k uint64) bool {
 // prefetch starts loading the bucket of key k into the cache, so that a
 // probe soon after finds it there instead of waiting on memory.
 func (t *table) prefetch(k uint64) {
-	prefetch(unsafe.Pointer(&t.buckets[k&t.mask]))
+	prefetch.Line(unsafe.Pointer(&t.buckets[k&t.mask]))
 }
 
 func (t *table) probe(k uint64) (entry, bool) {

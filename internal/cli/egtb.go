@@ -12,10 +12,6 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-// defaultBuildMemory is the memory, in GiB, a count of a database build
-// may take before it keeps its predecessor lists on disk.
-const defaultBuildMemory = 16
-
 var egtbCommand = &command{
 	name:    "egtb",
 	summary: "build, probe and verify endgame databases (exact values of every endgame)",
@@ -35,7 +31,7 @@ var egtbCommand = &command{
 		maxSeeds := fs.Int("max-seeds", 0, fmt.Sprintf("build: solve every position with up to this many seeds on the board (0 to %d)", egtb.MaxSeeds))
 		seeds := fs.Int("seeds", -1, "verify: check only this seed count (-1: every count found)")
 		workers := fs.Int("workers", 0, "build, verify: worker goroutines (default: one per core)")
-		memory := fs.Float64("memory", defaultBuildMemory, "build: GiB a count may take; a larger count keeps its predecessor lists in a scratch file in --dir (slower; about 8 bytes a position in memory, 12 on disk a move)")
+		memory := fs.Float64("memory", 0, "build: GiB the build may take; a build that needs more is refused before it starts (default: the machine's memory)")
 		quiet := fs.Bool("quiet", false, "build, verify: no progress bar")
 		return func(ctx context.Context, env Env, args []string) error {
 			if len(args) == 0 {
@@ -63,11 +59,15 @@ var egtbCommand = &command{
 				if err := cmp.Or(inRange("holes", *holes, rules.MinHoles, rules.MaxHoles), inRange("max-seeds", *maxSeeds, 0, egtb.MaxSeeds)); err != nil {
 					return err
 				}
-				if *memory <= 0 {
+				if *memory < 0 || (set["memory"] && *memory == 0) {
 					return usagef("--memory %v: want a positive number of GiB", *memory)
 				}
+				limit := uint64(*memory * (1 << 30))
+				if !set["memory"] {
+					limit = machineMemory()
+				}
 				return egtbBuild(ctx, env, progress, egtb.Options{Holes: *holes, MaxSeeds: *maxSeeds, Rules: r, Dir: *dir, Workers: *workers,
-					Memory: uint64(*memory * (1 << 30))})
+					Memory: limit})
 			case "probe":
 				if len(args) == 0 {
 					return usagef("probe wants a position")

@@ -23,11 +23,15 @@ func TestEGTBCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "built 3 holes a row, 0 to 6 seeds") {
 		t.Fatalf("build: exit %d\n%s\n%s", code, out, errOut)
 	}
-	// With a memory too small for any count in memory, the lists go to
-	// scratch files: the same databases, the report says so.
-	code, out, errOut = run(t, "", "egtb", "build", "--holes", "3", "--max-seeds", "6", "--dir", t.TempDir(), "--memory", "1e-9", "--quiet")
-	if code != 0 || !strings.Contains(out, "lists on disk") {
-		t.Fatalf("build with --memory 1e-9: exit %d\n%s\n%s", code, out, errOut)
+	// A build that would need more memory than allowed is refused before
+	// it starts, with what it would need.
+	empty := t.TempDir()
+	code, _, errOut = run(t, "", "egtb", "build", "--holes", "3", "--max-seeds", "6", "--dir", empty, "--memory", "1e-9", "--quiet")
+	if code != 1 || !strings.Contains(errOut, "needs about") || !strings.Contains(errOut, "more than") {
+		t.Fatalf("build with --memory 1e-9: exit %d, %q", code, errOut)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("a refused build left %d files", len(entries))
 	}
 	// Again: every count is read back, nothing is solved.
 	code, out, _ = run(t, "", "egtb", "build", "--holes", "3", "--max-seeds", "6", "--dir", dir, "--quiet")

@@ -1,0 +1,89 @@
+package egtb
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// TestUnmoveFindsEveryPredecessor: for every board of small counts, the
+// predecessors found by playing moves backwards are exactly those found by
+// playing every board's moves forwards, each as many times as it has moves
+// to the board, under both variants and lap caps small enough to forbid
+// some moves.
+func TestUnmoveFindsEveryPredecessor(t *testing.T) {
+	type game struct{ holes, maxSeeds int }
+	games := []game{{2, 14}, {3, 12}, {4, 10}, {5, 8}, {6, 7}}
+	if testing.Short() {
+		games = games[:3]
+	}
+	for _, g := range games {
+		for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
+			for _, laps := range []int{1, 2, 3, 7, rules.DefaultMaxLaps} {
+				r := rules.Rules{Variant: variant, MaxLaps: laps}
+				for n := 1; n <= g.maxSeeds; n++ {
+					checkUnmove(t, g.holes, n, r)
+				}
+			}
+		}
+	}
+}
+
+func checkUnmove(t *testing.T, holes, n int, r rules.Rules) {
+	t.Helper()
+	size := Size(holes, n)
+	lower := make([][]int8, n)
+	for k := range lower {
+		lower[k] = make([]int8, Size(holes, k))
+	}
+	want := make([][]uint32, size)
+	e := newExpander(holes, n, r, lower)
+	e.seek(0)
+	for i := range size {
+		count := e.expand(false)
+		for _, m := range e.moves[:count] {
+			if !m.exit {
+				want[m.child] = append(want[m.child], uint32(i))
+			}
+		}
+		if i+1 < size {
+			e.cur.next()
+		}
+	}
+	u := newUnmover(holes, r.Laps(), r.Variant == rules.Cross)
+	e.seek(0)
+	for i := range size {
+		got := slices.Clone(u.predecessors(&e.cur))
+		slices.Sort(got)
+		slices.Sort(want[i])
+		if !slices.Equal(got, want[i]) {
+			t.Fatalf("%d holes, %d seeds, %s, board %v: predecessors %v, want %v", holes, n, r, e.cur[:2*holes], got, want[i])
+		}
+		if i+1 < size {
+			e.cur.next()
+		}
+	}
+}
+
+// BenchmarkUnmove finds the predecessors of every position of 12 seeds on
+// 2×6 (1,352,078 positions), as the builder's propagation does for each
+// position it determines.
+func BenchmarkUnmove(b *testing.B) {
+	const holes, n = 6, 12
+	size := Size(holes, n)
+	e := newExpander(holes, n, rules.DefaultRules(), nil)
+	u := newUnmover(holes, rules.DefaultMaxLaps, false)
+	var preds uint64
+	for b.Loop() {
+		e.seek(0)
+		for i := range size {
+			preds += uint64(len(u.predecessors(&e.cur)))
+			if i+1 < size {
+				e.cur.next()
+			}
+		}
+	}
+	b.ReportMetric(float64(preds)/b.Elapsed().Seconds(), "predecessors/s")
+	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds(), "positions/s")
+}
