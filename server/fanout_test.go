@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -86,9 +87,11 @@ func TestInstancesShareLiveGames(t *testing.T) {
 		}
 		start := time.Now()
 		mover.send(map[string]any{"type": "move", "move": g.LegalMoves[0], "ply": ply})
-		m := other.wait(fmt.Sprintf("move %d on the other instance", ply+1), func(m liveMessage) bool {
+		// A move refused on the mover's instance fails the test at once,
+		// saying why, rather than leaving the other to wait in vain.
+		m := other.waitWatching(fmt.Sprintf("move %d on the other instance", ply+1), func(m liveMessage) bool {
 			return m.Game != nil && len(m.Game.Moves) == ply+1
-		})
+		}, mover)
 		if m.Event != "move" || m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
 			t.Errorf("move %d arrived as event %q without its sowing: %+v", ply+1, m.Event, m)
 		}
@@ -144,16 +147,57 @@ func TestInstancesKeepClocks(t *testing.T) {
 	}
 }
 
-// A presence change relayed after a move was stored but before the move's
-// own notice was handled carries the move: it is told as the move, with its
-// sowing, since the move's notice then finds it sent.
+// A presence change told after a move was stored but before the move's own
+// notice was handled carries the move: it is told as the move, with its
+// sowing, since the move's notice then finds it sent. So it is whether the
+// presence is another instance's (relay) or this one's (publishPresence,
+// a connection that came or went here), and whether the game had moves
+// before its first connection here or not.
 func TestPresenceCatchingUpTellsTheMove(t *testing.T) {
+	tells := map[string]func(s *Server, id string){
+		"another instance's": func(s *Server, id string) { s.relay(id, "presence", false) },
+		"this instance's":    func(s *Server, id string) { s.publishPresence(s.ctx, id) },
+	}
+	for name, tell := range tells {
+		for _, before := range []int{0, 2} {
+			t.Run(fmt.Sprintf("%s presence after %d moves", name, before), func(t *testing.T) {
+				presenceCatchingUp(t, before, tell)
+			})
+		}
+	}
+}
+
+// presenceCatchingUp plays before moves of a game, opens a live connection
+// to it, has a server beside this one play another, and checks that the
+// presence tell sends it as the move.
+func presenceCatchingUp(t *testing.T, before int, tell func(s *Server, id string)) {
 	ts := newTestServer(t)
 	web := httptest.NewServer(ts.srv)
 	defer web.Close()
 	g, tokens := ts.onlinePair(`{"online": true, "holes": 4, "seeds": 2}`)
+	for ply := range before {
+		if code, raw := ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], ply), nil); code != 200 {
+			t.Fatalf("move %d: %d %s", ply+1, code, raw)
+		}
+		g = ts.get(g.ID)
+	}
+	if g.Status != "playing" {
+		t.Fatalf("the game is %s after %d moves", g.Status, before)
+	}
 	c := dialLive(t, web.URL, g.ID)
-	c.wait("the first state", func(m liveMessage) bool { return m.Type == "game" && m.Game.ID == g.ID })
+	first := c.wait("the first state", func(m liveMessage) bool { return m.Type == "game" && m.Game.ID == g.ID })
+	// The room knows what its first connection was sent (taken under the
+	// game's lock, after the connection's own): the revision and the moves
+	// whose next one a presence may catch up on.
+	var rev int64
+	var moves int
+	ts.srv.table.With(context.Background(), g.ID, func(*play.Game) error {
+		rev, moves = ts.srv.live.sent(g.ID)
+		return nil
+	})
+	if rev != first.Game.Online.Rev || moves != before {
+		t.Errorf("the room notes revision %d with %d moves sent; its connection had %d with %d", rev, moves, first.Game.Online.Rev, before)
+	}
 	// A server beside this one on the same database plays the move: this
 	// one hears nothing of it.
 	st, err := store.Open(context.Background(), ts.path)
@@ -162,10 +206,11 @@ func TestPresenceCatchingUpTellsTheMove(t *testing.T) {
 	}
 	defer st.Close()
 	other := &testServer{t: t, path: ts.path, st: st, srv: New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))}
-	mover := map[string]rules.Side{"s": rules.South, "n": rules.North}[g.ToMove]
-	other.seat("POST", "/api/games/"+g.ID+"/moves", tokens[mover], fmt.Sprintf(`{"move": %q, "ply": 0}`, g.LegalMoves[0]), nil)
-	ts.srv.relay(g.ID, "presence", false)
-	m := c.wait("the move", func(m liveMessage) bool { return m.Game != nil && len(m.Game.Moves) == 1 })
+	if code, raw := other.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], before), nil); code != 200 {
+		t.Fatalf("the move on the other server: %d %s", code, raw)
+	}
+	tell(ts.srv, g.ID)
+	m := c.wait("the move", func(m liveMessage) bool { return m.Game != nil && len(m.Game.Moves) == before+1 })
 	if m.Event != "move" || m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
 		t.Errorf("the move came as event %q with sowing %+v", m.Event, m.Sowing)
 	}

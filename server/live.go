@@ -86,12 +86,13 @@ func (h *liveHub) join(id string, c *liveConn) {
 }
 
 // started notes the revision of game v that a room's first connection was
-// sent; later ones do not vouch for those before them.
+// sent, and the number of its moves; later ones do not vouch for those
+// before them.
 func (h *liveHub) started(id string, v *gameView) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if r := h.rooms[id]; r != nil && r.rev == 0 && v.Online != nil {
-		r.rev = v.Online.Rev
+		r.rev, r.moves = v.Online.Rev, len(v.Moves)
 	}
 }
 
@@ -362,7 +363,11 @@ func (s *Server) presenceChanged(id string) {
 }
 
 // publishPresence sends the game's state after a connection came or went,
-// and tells the other instances this one's connections to it.
+// and tells the other instances this one's connections to it. The state is
+// sent as relay sends another instance's presence: read after a change
+// another instance made and before that change's notice was handled, it
+// carries the change, which the notice then finds sent, so a move caught
+// up on is told as the move, with its sowing.
 func (s *Server) publishPresence(ctx context.Context, id string) {
 	if ctx.Err() != nil {
 		return
@@ -374,13 +379,7 @@ func (s *Server) publishPresence(ctx context.Context, id string) {
 	if !s.live.has(id) {
 		return // nobody here to tell
 	}
-	s.table.With(ctx, id, func(g *play.Game) error {
-		v, err := s.view(ctx, g)
-		if err == nil {
-			s.live.broadcastGame(id, &v, "presence", nil)
-		}
-		return err
-	})
+	s.relay(id, "presence", false)
 }
 
 // clientMessage is a message of a live client.

@@ -396,6 +396,10 @@ type liveClient struct {
 	t    *testing.T
 	ws   *websocket.Conn
 	msgs chan liveMessage
+	// errs has a copy of each error message the server sends, besides
+	// msgs: a test waiting on another connection watches it for its
+	// requests refused without taking what it reads from msgs.
+	errs chan liveMessage
 }
 
 func dialLive(t *testing.T, base, id string) *liveClient {
@@ -406,7 +410,7 @@ func dialLive(t *testing.T, base, id string) *liveClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &liveClient{t: t, ws: ws, msgs: make(chan liveMessage, 100)}
+	c := &liveClient{t: t, ws: ws, msgs: make(chan liveMessage, 100), errs: make(chan liveMessage, 100)}
 	go func() {
 		defer close(c.msgs)
 		for {
@@ -416,6 +420,12 @@ func dialLive(t *testing.T, base, id string) *liveClient {
 			}
 			var m liveMessage
 			if json.Unmarshal(data, &m) == nil {
+				if m.Type == "error" {
+					select {
+					case c.errs <- m:
+					default: // more than anyone reads
+					}
+				}
 				c.msgs <- m
 			}
 		}
@@ -440,6 +450,19 @@ const liveWait = 20 * time.Second
 // wait returns the first message that ok accepts.
 func (c *liveClient) wait(what string, ok func(liveMessage) bool) liveMessage {
 	c.t.Helper()
+	return c.waitWatching(what, ok, nil)
+}
+
+// waitWatching returns the first message that ok accepts, failing at once
+// if the server refuses a request of sender (when not nil), the connection
+// whose request the message waited for should follow: a refused request
+// is told, not waited for until the time runs out.
+func (c *liveClient) waitWatching(what string, ok func(liveMessage) bool, sender *liveClient) liveMessage {
+	c.t.Helper()
+	var refused <-chan liveMessage
+	if sender != nil {
+		refused = sender.errs
+	}
 	timeout := time.After(liveWait)
 	for {
 		select {
@@ -450,6 +473,8 @@ func (c *liveClient) wait(what string, ok func(liveMessage) bool) liveMessage {
 			if ok(m) {
 				return m
 			}
+		case m := <-refused:
+			c.t.Fatalf("waiting for %s: the sender's request %v was refused: %d %s", what, m.Ref, m.Status, m.Error)
 		case <-timeout:
 			c.t.Fatalf("no %s within %s", what, liveWait)
 		}
