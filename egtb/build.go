@@ -56,7 +56,7 @@ type Progress struct {
 	MaxSeeds int    // the last count
 	Loaded   int    // counts read from files finished by an earlier build
 	Done     uint64 // work done in this run, in position passes (verification: positions)
-	Total    uint64 // work of this run in all (three passes a position; verification: one)
+	Total    uint64 // work of this run in all (two passes a position: the expansion and the propagation; verification: one)
 	Elapsed  time.Duration
 }
 
@@ -120,7 +120,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 		tb.dir = opt.Dir
 	}
 
-	// The work of this run: three passes over each count not on disk yet.
+	// The work of this run: two passes over each count not on disk yet.
 	onDisk := make([]bool, opt.MaxSeeds+1)
 	var total atomic.Uint64
 	for n := 0; n <= opt.MaxSeeds; n++ {
@@ -130,7 +130,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 				continue
 			}
 		}
-		total.Add(3 * Size(opt.Holes, n))
+		total.Add(2 * Size(opt.Holes, n))
 	}
 	var done atomic.Uint64
 	var seeds, loaded atomic.Int64
@@ -180,7 +180,7 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 				return nil, err
 			}
 			// A damaged file is solved again and replaced.
-			total.Add(3 * Size(opt.Holes, n))
+			total.Add(2 * Size(opt.Holes, n))
 		}
 		began := time.Now()
 		values, depth, edges, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, func(d uint64) {

@@ -104,12 +104,12 @@ func (r BuildReport) Write(w io.Writer) {
 func (p Progress) String() string { return fmt.Sprintf("%d of %d seeds", p.Seeds, p.MaxSeeds) }
 
 // Rate is "1.9 M pos/s": the positions a build solves a second so far
-// (its work is three passes a position), or "" before any time passed.
+// (its work is two passes a position), or "" before any time passed.
 func (p Progress) Rate() string {
 	if p.Elapsed <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("%.1f M pos/s", float64(p.Done)/3/p.Elapsed.Seconds()/1e6)
+	return fmt.Sprintf("%.1f M pos/s", float64(p.Done)/2/p.Elapsed.Seconds()/1e6)
 }
 
 // WriteStats writes a build's figures, a line per seed count: positions,

@@ -89,7 +89,7 @@ func TestBuildWithReportInterrupted(t *testing.T) {
 }
 
 func TestProgressText(t *testing.T) {
-	p := Progress{Seeds: 7, MaxSeeds: 12, Done: 6e6, Total: 9e6, Elapsed: time.Second}
+	p := Progress{Seeds: 7, MaxSeeds: 12, Done: 4e6, Total: 6e6, Elapsed: time.Second}
 	if got := p.String(); got != "7 of 12 seeds" {
 		t.Errorf("String: %q", got)
 	}
