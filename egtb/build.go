@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,7 +26,8 @@ type Options struct {
 	Workers int // goroutines; 0 means GOMAXPROCS
 	// Memory, if not 0, is the memory in bytes the build may take: a
 	// build whose largest count would need more ([BuildMemory]) is refused
-	// before it starts.
+	// before it starts, and the garbage collector keeps the build's heap
+	// below it.
 	Memory uint64
 	// Depths keeps, in memory only, each position's plies of best play to
 	// the capture that realises its value, so that [Tablebase.PV] makes
@@ -72,11 +74,12 @@ func (p Progress) Remaining() (time.Duration, bool) {
 // BuildMemory estimates the most memory a build of every count up to
 // maxSeeds on the given number of holes a row takes: at the largest count,
 // the values of every count (a byte a position), the count's working
-// arrays (two bytes a position, and room for the queue of positions found
-// in a round) and, with depths, two bytes a position of every count.
+// arrays (two bytes a position), two rounds of the propagation (a round
+// holds up to about a fifth of the count, at four bytes a position) and,
+// with depths, two bytes a position of every count.
 func BuildMemory(holes, maxSeeds int, depths bool) uint64 {
 	all, last := CumulativeSize(holes, maxSeeds), Size(holes, maxSeeds)
-	need := all + 2*last + last/2
+	need := all + 2*last + 3*last/2
 	if depths {
 		need += 2 * all
 	}
@@ -103,6 +106,11 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 	if need := BuildMemory(opt.Holes, opt.MaxSeeds, opt.Depths); opt.Memory > 0 && need > opt.Memory {
 		return nil, fmt.Errorf("egtb: %d holes a row up to %d seeds needs about %.1f GiB at its largest count, more than the %.1f GiB allowed",
 			opt.Holes, opt.MaxSeeds, float64(need)/(1<<30), float64(opt.Memory)/(1<<30))
+	}
+	if opt.Memory > 0 {
+		// The garbage of the rounds' growing lists is collected before
+		// the heap reaches the memory allowed, not at twice what is live.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(min(opt.Memory, math.MaxInt64))))
 	}
 	r := opt.Rules.Canonical()
 	workers := opt.Workers

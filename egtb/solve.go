@@ -131,8 +131,6 @@ type layerSolver struct {
 	exits sharedBytes
 	edges atomic.Uint64
 	depth []uint16 // optional: plies to the capture that realises the value
-	// found holds each worker's positions determined in a round.
-	found [][]uint32
 }
 
 // solveLayer returns the values of every board of n seeds on the given
@@ -153,8 +151,7 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 	if progress == nil {
 		progress = func(uint64) {}
 	}
-	s := &layerSolver{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress,
-		found: make([][]uint32, workers)}
+	s := &layerSolver{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}
 	if err := s.expandAll(ctx); err != nil {
 		return nil, nil, 0, err
 	}
@@ -263,16 +260,17 @@ func (s *layerSolver) propagate(ctx context.Context) error {
 	}
 	// The positions are taken round by round: those determined by the
 	// captures, then those determined by the previous round. Within a round
-	// the order does not matter.
-	var round, next []uint32
+	// the order does not matter. A round is kept as the parts the workers
+	// found, not copied into one list: a round can hold a sizeable share
+	// of the count.
+	cur, next := make(round, s.workers), make(round, s.workers)
 	perLevel := s.size / uint64(max(s.n, 1))
 	for k := s.n; k >= 1; k-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for round = s.seeds(round[:0], k); len(round) > 0; round, next = next, round[:0] {
-			var err error
-			if next, err = s.propagateRound(ctx, round, next[:0], k); err != nil {
+		for s.seeds(cur, k); cur.len() > 0; cur, next = next, cur {
+			if err := s.propagateRound(ctx, cur, next, k); err != nil {
 				return err
 			}
 		}
@@ -294,20 +292,49 @@ const determineAhead = 8
 // roundChunk is how many positions of a round a worker takes at a time.
 const roundChunk = 1 << 12
 
+// round is the positions of one round of the propagation, in parts, one a
+// worker.
+type round [][]uint32
+
+// len returns the number of positions in r.
+func (r round) len() int {
+	n := 0
+	for _, part := range r {
+		n += len(part)
+	}
+	return n
+}
+
+// chunk returns the c-th chunk of roundChunk positions of r, counting each
+// part's chunks in turn, and false past the last.
+func (r round) chunk(c int) ([]uint32, bool) {
+	for _, part := range r {
+		chunks := (len(part) + roundChunk - 1) / roundChunk
+		if c < chunks {
+			return part[c*roundChunk : min((c+1)*roundChunk, len(part))], true
+		}
+		c -= chunks
+	}
+	return nil, false
+}
+
 // propagateRound determines, at level k, the positions with moves to the
-// positions of round, and returns them appended to next. The workers take
-// the round in chunks; a position is determined by the one worker whose
-// change of its value goes through.
-func (s *layerSolver) propagateRound(ctx context.Context, round, next []uint32, k int) ([]uint32, error) {
-	workers := min(s.workers, (len(round)+roundChunk-1)/roundChunk)
-	var taken atomic.Uint64
+// positions of cur, and puts them in next, one part a worker. The workers
+// take the round in chunks; a position is determined by the one worker
+// whose change of its value goes through.
+func (s *layerSolver) propagateRound(ctx context.Context, cur, next round, k int) error {
+	workers := min(s.workers, (cur.len()+roundChunk-1)/roundChunk)
+	for w := range next {
+		next[w] = next[w][:0]
+	}
+	var taken atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			u := newUnmover(s.holes, s.r.Laps(), s.r.Variant == rules.Cross)
-			found := s.found[w][:0]
+			found := next[w][:0]
 			// The predecessors' values and counters are read at random
 			// places, nearly every read a cache miss: they are asked for as
 			// each position's predecessors are found and read
@@ -319,11 +346,11 @@ func (s *layerSolver) propagateRound(ctx context.Context, round, next []uint32, 
 			var b board
 			seq := 0
 			for ctx.Err() == nil {
-				lo := int(taken.Add(roundChunk) - roundChunk)
-				if lo >= len(round) {
+				chunk, ok := cur.chunk(int(taken.Add(1) - 1))
+				if !ok {
 					break
 				}
-				for _, p := range round[lo:min(lo+roundChunk, len(round))] {
+				for _, p := range chunk {
 					a := &ahead[seq%determineAhead]
 					if seq >= determineAhead {
 						found = s.determine(a.p, a.preds, k, found)
@@ -341,14 +368,11 @@ func (s *layerSolver) propagateRound(ctx context.Context, round, next []uint32, 
 				a := &ahead[i%determineAhead]
 				found = s.determine(a.p, a.preds, k, found)
 			}
-			s.found[w] = found
+			next[w] = found
 		}()
 	}
 	wg.Wait()
-	for w := range workers {
-		next = append(next, s.found[w]...)
-	}
-	return next, ctx.Err()
+	return ctx.Err()
 }
 
 // determine decides, at level k, the positions among p's predecessors
@@ -386,9 +410,9 @@ func (s *layerSolver) determine(p uint32, preds []uint32, k int, found []uint32)
 	return found
 }
 
-// seeds appends to queue the positions determined at level k by their
-// captures alone, marking their values.
-func (s *layerSolver) seeds(queue []uint32, k int) []uint32 {
+// seeds puts in queue, one part a worker, the positions determined at
+// level k by their captures alone, marking their values.
+func (s *layerSolver) seeds(queue round, k int) {
 	values, exits := s.values.int8s(s.size), s.exits.uint8s(2*s.size)
 	var wg sync.WaitGroup
 	step := (s.size + uint64(s.workers) - 1) / uint64(s.workers)
@@ -398,7 +422,7 @@ func (s *layerSolver) seeds(queue []uint32, k int) []uint32 {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			out := s.found[w][:0]
+			out := queue[w][:0]
 			for i := lo; i < hi; i++ {
 				b := int(int8(exits[2*i+1]))
 				if values[i] != undetermined || (b != k && b != -k) {
@@ -413,12 +437,8 @@ func (s *layerSolver) seeds(queue []uint32, k int) []uint32 {
 				}
 				out = append(out, uint32(i))
 			}
-			s.found[w] = out
+			queue[w] = out
 		}(w)
 	}
 	wg.Wait()
-	for w := range s.workers {
-		queue = append(queue, s.found[w]...)
-	}
-	return queue
 }
