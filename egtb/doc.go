@@ -28,5 +28,6 @@
 // format.
 //
 // The package depends only on package rules, internal/hugepages (its large
-// arrays on huge pages) and the standard library.
+// arrays on huge pages), internal/prefetch (the builder's reads asked for
+// ahead) and the standard library.
 package egtb
