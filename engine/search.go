@@ -555,15 +555,18 @@ func (s *searcher) negamax(p *rules.Position, k uint64, depth, ply int, alpha, b
 		}
 	}
 
+	// Children that are not leaves probe the table: their keys are
+	// computed, and their buckets fetched, as they are played.
+	keyed := depth >= 2 && ply+1 < maxPly
+	if !keyed {
+		return s.frontier(p, k, board, depth, ply, alpha, beta, ttMove)
+	}
 	kids := &s.kids[ply]
 	var order [rules.MaxHoles]uint8 // search order, as indexes: children are too big to move around
 	count := 0
 	n := p.Holes()
 	mover := p.ToMove()
 	before := p.Captured(mover)
-	// Children that are not leaves probe the table: their keys are
-	// computed, and their buckets fetched, as they are played.
-	keyed := depth >= 2 && ply+1 < maxPly
 	// Away from the root the table's move is tried before the others are
 	// even played: when it cuts off, their sowing is saved.
 	staged := false
@@ -670,15 +673,91 @@ func (s *searcher) negamax(p *rules.Position, k uint64, depth, ply int, alpha, b
 	if s.aborted {
 		return 0, false
 	}
-	b := boundExact
+	s.tt.store(k, entry{score: best, depth: depth, bound: boundOf(best, alpha0, beta), proven: proven, move: bestMove})
+	return best, proven
+}
+
+// frontier searches a node whose children are all leaves. Each move is
+// played and scored at once, the table's move first and then the others in
+// row order, and the node stops at the first that cuts off: most frontier
+// nodes cut off at once, and ordering their moves would cost the sowing of
+// every one of them for a gain that a leaf's cheap score does not repay.
+func (s *searcher) frontier(p *rules.Position, k uint64, board, depth, ply int, alpha, beta Score, ttMove rules.Move) (Score, bool) {
+	n := p.Holes()
+	mover := p.ToMove()
+	before := p.Captured(mover)
+	if ply > 0 {
+		s.keys = append(s.keys, k)
+		s.board = append(s.board, board)
+	}
+	c := &s.kids[ply][0].pos
+	alpha0 := alpha
+	best := -Infinity
+	bestMove := rules.NoMove
+	proven := true
+	holes := sownHoles(p)
+	next := ttMove
+	for {
+		m := next
+		if m != rules.NoMove {
+			next = rules.NoMove
+		} else {
+			if holes == 0 {
+				break
+			}
+			m = rules.NewMove(mover, bits.TrailingZeros32(holes))
+			holes &= holes - 1
+			if m == ttMove {
+				continue
+			}
+		}
+		if p.PlayTo(c, m, s.rules) != nil {
+			continue
+		}
+		gain := Score(c.Captured(mover)-before) * Seed
+		v, pr := s.leaf(c, ply+1, gain-beta, gain-alpha)
+		v = gain - v
+		if s.aborted {
+			break
+		}
+		proven = proven && pr
+		if v > best {
+			best, bestMove = v, m
+			if v > alpha {
+				alpha = v
+				s.pv[ply][ply] = m
+				s.pvLen[ply] = ply + 1
+				if v >= beta {
+					s.rewardHistory(m.Index(n), depth)
+					break
+				}
+			}
+		}
+	}
+	if ply > 0 {
+		s.keys = s.keys[:len(s.keys)-1]
+		s.board = s.board[:len(s.board)-1]
+	}
+	if s.aborted {
+		return 0, false
+	}
+	if bestMove == rules.NoMove {
+		return -Score(board) * Seed, true // no legal move: the game is over
+	}
+	s.tt.store(k, entry{score: best, depth: depth, bound: boundOf(best, alpha0, beta), proven: proven, move: bestMove})
+	return best, proven
+}
+
+// boundOf says what a value best, searched in the window (alpha0, beta),
+// tells of the true one.
+func boundOf(best, alpha0, beta Score) bound {
 	switch {
 	case best >= beta:
-		b = boundLower
+		return boundLower
 	case best <= alpha0:
-		b = boundUpper
+		return boundUpper
 	}
-	s.tt.store(k, entry{score: best, depth: depth, bound: b, proven: proven, move: bestMove})
-	return best, proven
+	return boundExact
 }
 
 // enter counts a node at ply and returns the seeds on p's board, or false

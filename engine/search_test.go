@@ -230,3 +230,77 @@ func TestHistoryBounded(t *testing.T) {
 		t.Error("the searches taught the history nothing: the test checks nothing")
 	}
 }
+
+// TestFixedDepthScoresMatchMinimax: at depths 1 to 3, from an empty table
+// and again with the first search's entries in it, the search's score is a
+// plain full-width minimax over the same evaluation, whatever the order in
+// which the frontier nodes try their moves and wherever they cut off.
+func TestFixedDepthScoresMatchMinimax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
+		r := rules.Rules{Variant: variant, MaxLaps: 100}
+		e, err := New(Config{Rules: r, HashMiB: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for i := 0; i < 400; i++ {
+			p := randomPosition(rng, 3+rng.IntN(6), 4+rng.IntN(40))
+			if !p.HasLegalMove(r) {
+				continue
+			}
+			for depth := 1; depth <= 3; depth++ {
+				want := minimax(&e.weights, r, p, depth, nil, true)
+				e.NewGame()
+				// The second search finds the first one's moves in the
+				// table and tries them first.
+				for _, again := range []bool{false, true} {
+					res, err := e.Search(context.Background(), p, nil, Limits{Depth: depth}, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Score != want {
+						t.Fatalf("%s (%s) at depth %d (searched again: %v): search %s, minimax %s", p, variant, depth, again, res.Score, want)
+					}
+					checked++
+				}
+			}
+		}
+		if checked < 1500 {
+			t.Errorf("%s: only %d searches checked", variant, checked)
+		}
+	}
+}
+
+// minimax is the search's value of p to depth plies without pruning: a
+// repetition of a position on the path scores 0, the end of the game the
+// seeds left to the other side, the horizon the evaluation. path holds the
+// positions between the root and p; the root itself is left off, as the
+// search leaves it.
+func minimax(w *Weights, r rules.Rules, p rules.Position, depth int, path []rules.Position, root bool) Score {
+	for _, q := range path {
+		if q == p {
+			return 0
+		}
+	}
+	if p.RowSeeds(p.ToMove()) == 0 {
+		return -Score(p.OnBoard()) * Seed
+	}
+	if depth == 0 {
+		return w.evaluate(&p)
+	}
+	if !root {
+		path = append(path, p)
+	}
+	mover := p.ToMove()
+	best := -Infinity
+	for _, m := range p.LegalMoves(r) {
+		q, _ := p.Play(m, r)
+		gain := Score(q.Captured(mover)-p.Captured(mover)) * Seed
+		best = max(best, gain-minimax(w, r, q, depth-1, path[:len(path):len(path)], false))
+	}
+	if best == -Infinity {
+		return -Score(p.OnBoard()) * Seed
+	}
+	return best
+}
