@@ -144,7 +144,7 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 		return 0
 	}
 	board := p.OnBoard()
-	if ply > 0 && slices.Contains(b.path, p) {
+	if ply > 0 && b.onPath(&p) {
 		return 0
 	}
 	if ply > 0 {
@@ -154,13 +154,16 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 	}
 	r := b.tb.rules
 	if depth <= 0 {
-		switch {
-		case !p.HasLegalMove(r):
-			return -board
-		case (p.ToMove() == b.root.ToMove()) == b.pessimist:
+		// The horizon is scored against the side of the search's
+		// pessimism, or as the game's end; the legal moves are looked
+		// for only where that makes a difference.
+		if (p.ToMove() == b.root.ToMove()) == b.pessimist || !p.HasLegalMove(r) {
 			return -board
 		}
 		return board
+	}
+	if depth == 1 {
+		return b.frontier(&p, board, ply, alpha, beta)
 	}
 	hint := rules.NoMove
 	var slot *boundsEntry
@@ -227,6 +230,55 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 	return best
 }
 
+// frontier is search one ply from the horizon (where the table is not
+// used): each move is scored as soon as it is played, in row order, and
+// the node stops at the first that cuts off, without playing the others to
+// order them. The order changes which positions are searched, not the
+// value.
+func (b *bounder) frontier(p *rules.Position, board, ply int, alpha, beta int) int {
+	r := b.tb.rules
+	mover := p.ToMove()
+	before := p.Captured(mover)
+	b.path = append(b.path, *p)
+	best, legal := -board-1, false
+	var c rules.Position
+	for j := range p.Holes() {
+		if p.PlayTo(&c, rules.NewMove(mover, j), r) != nil {
+			continue
+		}
+		legal = true
+		gain := c.Captured(mover) - before
+		v := gain - b.search(c, 0, ply+1, gain-beta, gain-alpha, gain > 0)
+		best = max(best, v)
+		if best >= beta {
+			break
+		}
+		alpha = max(alpha, best)
+	}
+	b.path = b.path[:len(b.path)-1]
+	if !legal {
+		return -board
+	}
+	return best
+}
+
+// onPath reports whether p is on the search path. Only the positions since
+// the path's last capture can be p: a capture changes the seeds captured,
+// which only grow along the path.
+func (b *bounder) onPath(p *rules.Position) bool {
+	captured := p.Captured(rules.South) + p.Captured(rules.North)
+	for i := len(b.path) - 1; i >= 0; i-- {
+		q := &b.path[i]
+		if q.Captured(rules.South)+q.Captured(rules.North) != captured {
+			return false
+		}
+		if *q == *p {
+			return true
+		}
+	}
+	return false
+}
+
 // minTableDepth is the least remaining depth at which a Bounder uses its
 // table: nearer the horizon, searching again costs less than the table.
 const minTableDepth = 3
@@ -248,7 +300,7 @@ type boundsTable struct {
 }
 
 type boundsEntry struct {
-	board     [2 * rules.MaxHoles]uint16
+	board     [2 * rules.MaxHoles / 4]uint64 // as the position packs it
 	toMove    rules.Side
 	used      bool
 	move      [2]rules.Move // the best move found, or NoMove, by kind of bound (upper, lower)
@@ -276,10 +328,8 @@ func newBoundsTable(mib int) *boundsTable {
 
 // slot returns the slot of p.
 func (t *boundsTable) slot(p *rules.Position) *boundsEntry {
-	h := p.Board()
 	x := uint64(p.ToMove()) + 0x9E3779B97F4A7C15
-	for i := 0; i < len(h); i += 4 {
-		w := uint64(h[i]) | uint64(h[i+1])<<16 | uint64(h[i+2])<<32 | uint64(h[i+3])<<48
+	for _, w := range p.Packed() {
 		x = (x ^ w) * 0xBF58476D1CE4E5B9
 		x ^= x >> 31
 	}
@@ -288,7 +338,7 @@ func (t *boundsTable) slot(p *rules.Position) *boundsEntry {
 
 // holds reports whether e is p's entry.
 func (e *boundsEntry) holds(p *rules.Position) bool {
-	return e.used && e.toMove == p.ToMove() && e.board == p.Board()
+	return e.used && e.toMove == p.ToMove() && e.board == p.Packed()
 }
 
 // store records p's best move and, when p's value does not depend on the
@@ -296,7 +346,7 @@ func (e *boundsEntry) holds(p *rules.Position) bool {
 // A position of the other kind keeps the value it has.
 func (e *boundsEntry) store(p *rules.Position, move rules.Move, free bool, depth int, pessimist bool, alpha, beta, best int) {
 	if !e.holds(p) {
-		*e = boundsEntry{board: p.Board(), toMove: p.ToMove(), used: true, move: [2]rules.Move{rules.NoMove, rules.NoMove}}
+		*e = boundsEntry{board: p.Packed(), toMove: p.ToMove(), used: true, move: [2]rules.Move{rules.NoMove, rules.NoMove}}
 	}
 	if best > alpha {
 		// After a fail low every move failed: none is known best.

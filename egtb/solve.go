@@ -76,11 +76,13 @@ func (e *expander) position() rules.Position {
 // leaves out the exits' payoffs (and the lookups they take; see payoff).
 // It allocates nothing.
 func (e *expander) expand(payoffs bool) int {
-	return e.expandInto(&e.moves, payoffs)
+	return e.expandInto(&e.moves, payoffs, true)
 }
 
-// expandInto is expand into moves.
-func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs bool) int {
+// expandInto is expand into moves. Without within, the moves within the
+// count are listed without their children's ranks: the build's expansion
+// only counts them.
+func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs, within bool) int {
 	count := 0
 	for j := 0; j < e.holes; j++ {
 		if e.cur[j] == 0 {
@@ -91,10 +93,14 @@ func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs bool) int {
 		if !ok {
 			continue // endless: not a legal move
 		}
-		// After the move North is to move: the child is the mirror image.
 		m := &moves[count]
 		count++
-		m.exit, m.gain, m.payoff, m.child = gain != 0, gain, 0, c.mirrorRank(e.holes)
+		m.exit, m.gain, m.payoff, m.child = gain != 0, gain, 0, 0
+		if m.exit || within {
+			// After the move North is to move: the child is the mirror
+			// image.
+			m.child = c.mirrorRank(e.holes)
+		}
 		if m.exit && payoffs {
 			m.payoff = e.payoff(m)
 		}
@@ -228,7 +234,7 @@ func (s *layerSolver) expandAll(ctx context.Context) error {
 				settle(i - expandAhead)
 			}
 			a := &ahead[i%expandAhead]
-			a.count = e.expandInto(&a.moves, false)
+			a.count = e.expandInto(&a.moves, false, false)
 			for k := range a.count {
 				if m := &a.moves[k]; m.exit {
 					e.prefetch(m)
@@ -414,6 +420,9 @@ func (s *layerSolver) determine(p uint32, preds []uint32, k int, found []uint32)
 // level k by their captures alone, marking their values.
 func (s *layerSolver) seeds(queue round, k int) {
 	values, exits := s.values.int8s(s.size), s.exits.uint8s(2*s.size)
+	// Most positions' best exit is not ±k: four at a time are ruled out
+	// with a few word operations on their eight bytes.
+	exits8 := unsafe.Slice((*uint64)(unsafe.Pointer(&s.exits[0])), s.size/4)
 	var wg sync.WaitGroup
 	step := (s.size + uint64(s.workers) - 1) / uint64(s.workers)
 	for w := 0; w < s.workers; w++ {
@@ -424,6 +433,10 @@ func (s *layerSolver) seeds(queue round, k int) {
 			defer wg.Done()
 			out := queue[w][:0]
 			for i := lo; i < hi; i++ {
+				if i&3 == 0 && i+4 <= hi && !bestExitMayBe(exits8[i>>2], k) {
+					i += 3 // none of these four positions has its best exit at ±k
+					continue
+				}
 				b := int(int8(exits[2*i+1]))
 				if values[i] != undetermined || (b != k && b != -k) {
 					continue
@@ -441,4 +454,22 @@ func (s *layerSolver) seeds(queue round, k int) {
 		}(w)
 	}
 	wg.Wait()
+}
+
+// bestBytes selects, in a word of exits, the four positions' best exits.
+var bestBytes = func() uint64 {
+	if littleEndian {
+		return 0xFF00_FF00_FF00_FF00
+	}
+	return 0x00FF_00FF_00FF_00FF
+}()
+
+// bestExitMayBe reports whether any of the four positions whose exits the
+// word x holds may have k or -k as its best exit. It never misses one; it
+// may report one that is not there (a borrow of the zero-byte test), which
+// the caller's check of each position then rules out.
+func bestExitMayBe(x uint64, k int) bool {
+	const ones, tops = 0x0101_0101_0101_0101, 0x8080_8080_8080_8080
+	hasZero := func(y uint64) uint64 { return (y - ones) &^ y & tops }
+	return (hasZero(x^ones*uint64(uint8(k)))|hasZero(x^ones*uint64(uint8(-k))))&bestBytes != 0
 }

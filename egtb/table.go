@@ -166,6 +166,9 @@ func (tb *Tablebase) Values(n int) ([]int8, error) {
 // North is to move. It returns false, without ranking, when p has more than
 // max seeds on the board.
 func index(p *rules.Position, max int) (n int, rank uint64, ok bool) {
+	if n := p.OnBoard(); n > max {
+		return n, 0, false // most probes of a deep search, at the cost of a few word operations
+	}
 	h := p.Holes()
 	var b [2 * rules.MaxHoles]int
 	shift := 0
