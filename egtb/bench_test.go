@@ -3,6 +3,7 @@ package egtb
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/endodoi/endodoi/rules"
@@ -95,6 +96,48 @@ func BenchmarkBounds(b *testing.B) {
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 		})
 	}
+}
+
+// BenchmarkBoundsOverDatabases runs the bounding searches of the 2×7×5
+// start at depths 1 to 18, with a Bounder's 256 MiB table, over the 2×7
+// databases to 20 seeds (1.4 GB, `endodoi egtb build --holes 7 --max-seeds
+// 20`) in the directory $ENDODOI_EGTB7: a long solve's search, most of whose
+// time waits for the databases' values and the table's slots in memory. It
+// needs the databases, so it is skipped without the variable.
+func BenchmarkBoundsOverDatabases(b *testing.B) {
+	dir := os.Getenv("ENDODOI_EGTB7")
+	if dir == "" {
+		b.Skip("set ENDODOI_EGTB7 to a directory of the 2×7 databases to 20 seeds")
+	}
+	tb, err := Open(dir, 7, rules.DefaultRules())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if tb.MaxSeeds() < 20 {
+		b.Fatalf("%s: the 2×7 databases go to %d seeds, not 20", dir, tb.MaxSeeds())
+	}
+	for n := 0; n <= 20; n++ {
+		if _, err := tb.layer(n); err != nil { // loaded before the clock starts
+			b.Fatal(err)
+		}
+	}
+	p, _ := rules.NewPosition(7, 5)
+	var nodes uint64
+	for b.Loop() {
+		bd, err := tb.NewBounder(p, 256)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for d := 1; d <= 18; d++ {
+			_, _, n, err := bd.Bounds(context.Background(), d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			nodes += n
+		}
+	}
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }
 
 // BenchmarkExpand plays every move of every position of 12 seeds on 2×6

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/endodoi/endodoi/internal/hugepages"
+	"github.com/endodoi/endodoi/internal/prefetch"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -189,6 +190,7 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 	count := 0
 	mover := p.ToMove()
 	before := p.Captured(mover)
+	childSlots := b.table != nil && depth-1 >= minTableDepth
 	for j := range p.Holes() {
 		c := &kids[count]
 		m := rules.NewMove(mover, j)
@@ -196,6 +198,13 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 			continue
 		}
 		c.gain = c.pos.Captured(mover) - before
+		// What the child's search reads first, the databases' value and
+		// its table slot, is asked for while its elder siblings are
+		// searched.
+		b.tb.prefetch(&c.pos)
+		if childSlots {
+			prefetch.Line(unsafe.Pointer(b.table.slot(&c.pos)))
+		}
 		moves[count] = m
 		key := sortKey(c, m, hint)
 		for i := count; i > 0 && sortKey(&kids[i-1], moves[i-1], hint) < key; i-- {
@@ -236,30 +245,44 @@ func (b *bounder) search(p rules.Position, depth, ply int, alpha, beta int, free
 // order them. The order changes which positions are searched, not the
 // value.
 func (b *bounder) frontier(p *rules.Position, board, ply int, alpha, beta int) int {
-	r := b.tb.rules
 	mover := p.ToMove()
 	before := p.Captured(mover)
+	// Each move is played before the one before it is scored, so that
+	// the databases' value of the child, if they hold it, is on its way
+	// from memory meanwhile.
+	var kids [2]rules.Position
+	j := b.playNext(p, 0, &kids[0])
+	if j < 0 {
+		return -board // no legal move
+	}
 	b.path = append(b.path, *p)
-	best, legal := -board-1, false
-	var c rules.Position
-	for j := range p.Holes() {
-		if p.PlayTo(&c, rules.NewMove(mover, j), r) != nil {
-			continue
-		}
-		legal = true
+	best := -board - 1
+	for i := 0; j >= 0; i++ {
+		c := &kids[i&1]
+		j = b.playNext(p, j, &kids[(i+1)&1])
 		gain := c.Captured(mover) - before
-		v := gain - b.search(c, 0, ply+1, gain-beta, gain-alpha, gain > 0)
-		best = max(best, v)
+		best = max(best, gain-b.search(*c, 0, ply+1, gain-beta, gain-alpha, gain > 0))
 		if best >= beta {
 			break
 		}
 		alpha = max(alpha, best)
 	}
 	b.path = b.path[:len(b.path)-1]
-	if !legal {
-		return -board
-	}
 	return best
+}
+
+// playNext plays into dst the first legal move of p from column j on, asks
+// for the databases' value of the position it leads to, and returns the
+// column after it, or -1 if there is none.
+func (b *bounder) playNext(p *rules.Position, j int, dst *rules.Position) int {
+	mover := p.ToMove()
+	for ; j < p.Holes(); j++ {
+		if p.PlayTo(dst, rules.NewMove(mover, j), b.tb.rules) == nil {
+			b.tb.prefetch(dst)
+			return j + 1
+		}
+	}
+	return -1
 }
 
 // onPath reports whether p is on the search path. Only the positions since

@@ -140,3 +140,30 @@ func TestSowMatchesRules(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexMatchesRank: a position's index is the rank of its board in the
+// mover's sowing order (mirrored when North is to move), read hole by hole.
+func TestIndexMatchesRank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		holes := rules.MinHoles + rng.IntN(rules.MaxHoles-rules.MinHoles+1)
+		p := randomPosition(rng, holes, rng.IntN(40))
+		board := make([]int, 2*holes)
+		n := 0
+		for i := range board {
+			j := i
+			if p.ToMove() == rules.North {
+				j = (i + holes) % (2 * holes)
+			}
+			board[i] = p.SeedsAt(j)
+			n += board[i]
+		}
+		gotN, got, ok := index(&p, 40)
+		if !ok || gotN != n || got != Rank(board) {
+			t.Fatalf("%s: index %d, %d, %v; want %d, %d", p, gotN, got, ok, n, Rank(board))
+		}
+		if _, _, ok := index(&p, n-1); ok && n > 0 {
+			t.Fatalf("%s: indexed with a maximum below its %d seeds", p, n)
+		}
+	}
+}

@@ -16,13 +16,23 @@ func TestBuildWithReport(t *testing.T) {
 	r := rules.DefaultRules()
 	dir := t.TempDir()
 	calls := 0
+	var last Progress
 	_, rep, err := BuildWithReport(context.Background(), Options{Holes: 3, MaxSeeds: 6, Rules: r, Dir: dir,
-		Progress: func(Progress) { calls++ }})
+		Progress: func(p Progress) {
+			calls++
+			if p.Done > p.Total || p.Done < last.Done {
+				t.Errorf("progress %+v after %+v", p, last)
+			}
+			last = p
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if calls == 0 {
 		t.Error("the caller's Progress was not called")
+	}
+	if want := 2 * CumulativeSize(3, 6); last.Done != want || last.Total != want {
+		t.Errorf("the last progress %+v, want %d of %d done", last, want, want)
 	}
 	var files uint64
 	for n := 0; n <= 6; n++ {

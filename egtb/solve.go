@@ -269,25 +269,27 @@ func (s *layerSolver) propagate(ctx context.Context) error {
 	// the order does not matter. A round is kept as the parts the workers
 	// found, not copied into one list: a round can hold a sizeable share
 	// of the count.
+	// The progress counts each position as its predecessors are found,
+	// and the positions worth 0, which never are, at the end.
 	cur, next := make(round, s.workers), make(round, s.workers)
-	perLevel := s.size / uint64(max(s.n, 1))
+	var determined uint64
 	for k := s.n; k >= 1; k-- {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for s.seeds(cur, k); cur.len() > 0; cur, next = next, cur {
+			determined += uint64(cur.len())
 			if err := s.propagateRound(ctx, cur, next, k); err != nil {
 				return err
 			}
 		}
-		s.progress(perLevel)
 	}
 	for i, v := range values {
 		if v == undetermined {
 			values[i] = 0
 		}
 	}
-	s.progress(s.size - perLevel*uint64(s.n))
+	s.progress(s.size - determined)
 	return nil
 }
 
@@ -356,6 +358,7 @@ func (s *layerSolver) propagateRound(ctx context.Context, cur, next round, k int
 				if !ok {
 					break
 				}
+				s.progress(uint64(len(chunk)))
 				for _, p := range chunk {
 					a := &ahead[seq%determineAhead]
 					if seq >= determineAhead {

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/endodoi/endodoi/internal/prefetch"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -166,27 +168,29 @@ func (tb *Tablebase) Values(n int) ([]int8, error) {
 // North is to move. It returns false, without ranking, when p has more than
 // max seeds on the board.
 func index(p *rules.Position, max int) (n int, rank uint64, ok bool) {
-	if n := p.OnBoard(); n > max {
+	n = p.OnBoard()
+	if n > max {
 		return n, 0, false // most probes of a deep search, at the cost of a few word operations
 	}
+	// The holes are read from their packed words in the mover's sowing
+	// order, and ranked as board.rank does, one table term a bar.
+	const mask = len(rankTerms) - 1
 	h := p.Holes()
-	var b [2 * rules.MaxHoles]int
-	shift := 0
+	w := p.Packed()
+	j := 0
 	if p.ToMove() == rules.North {
-		shift = h
+		j = h
 	}
-	for i := 0; i < 2*h; i++ {
-		j := i + shift
-		if j >= 2*h {
-			j -= 2 * h
+	at := 0
+	for i := 0; i < 2*h-1; i++ {
+		at += int(w[(j>>2)&(len(w)-1)] >> (16 * uint(j&3)) & 0xFFFF)
+		rank += rankTerms[at&mask]
+		at += 257
+		if j++; j == 2*h {
+			j = 0
 		}
-		b[i] = p.SeedsAt(j)
-		n += b[i]
 	}
-	if n > max {
-		return n, 0, false
-	}
-	return n, Rank(b[:2*h]), true
+	return n, rank, true
 }
 
 // Probe returns the value of p for the side to move, and false when the
@@ -205,6 +209,19 @@ func (tb *Tablebase) Probe(p *rules.Position) (int, bool) {
 		return 0, false
 	}
 	return int(l.values[r]), true
+}
+
+// prefetch asks for p's value to be brought into the cache, if the
+// databases hold p and its count is loaded, so that a probe of p soon
+// after does not wait for memory. p must be of the databases' board.
+func (tb *Tablebase) prefetch(p *rules.Position) {
+	n, r, ok := index(p, tb.max)
+	if !ok {
+		return
+	}
+	if l := tb.slots[n].data.Load(); l != nil && r < uint64(len(l.values)) {
+		prefetch.Line(unsafe.Pointer(&l.values[r]))
+	}
 }
 
 // Value returns the value of p for the side to move: the best future
