@@ -558,13 +558,13 @@ func (s *searcher) negamax(p *rules.Position, k uint64, depth, ply int, alpha, b
 	// Children that are not leaves probe the table: their keys are
 	// computed, and their buckets fetched, as they are played.
 	keyed := depth >= 2 && ply+1 < maxPly
-	if !keyed {
+	n := p.Holes()
+	if !keyed && s.scanFrontier(board, n) {
 		return s.frontier(p, k, board, depth, ply, alpha, beta, ttMove)
 	}
 	kids := &s.kids[ply]
 	var order [rules.MaxHoles]uint8 // search order, as indexes: children are too big to move around
 	count := 0
-	n := p.Holes()
 	mover := p.ToMove()
 	before := p.Captured(mover)
 	// Away from the root the table's move is tried before the others are
@@ -675,6 +675,22 @@ func (s *searcher) negamax(p *rules.Position, k uint64, depth, ply int, alpha, b
 	}
 	s.tt.store(k, entry{score: best, depth: depth, bound: boundOf(best, alpha0, beta), proven: proven, move: bestMove})
 	return best, proven
+}
+
+// frontierMinSeeds is, a hole, the fewest seeds on the board at which a
+// frontier node scores its moves in row order (frontier) rather than
+// playing and ordering them all: below it the game's end is near, and the
+// captures first find the game ends and repetitions that prove a score.
+const frontierMinSeeds = 3
+
+// scanFrontier reports whether a node one ply from the horizon, with board
+// seeds on a board of n holes a row, is searched by frontier. Where a score
+// can be proven (few seeds, endgame databases, or a proving search), the
+// moves are played and ordered, captures first: a cutoff by a proven move
+// then proves the node, where row order would often cut off first with a
+// move whose score is only an estimate.
+func (s *searcher) scanFrontier(board, n int) bool {
+	return board > frontierMinSeeds*n && s.tb == nil && !s.proofMode
 }
 
 // frontier searches a node whose children are all leaves. Each move is

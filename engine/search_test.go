@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/endodoi/endodoi/internal/oracle"
@@ -245,12 +246,17 @@ func TestFixedDepthScoresMatchMinimax(t *testing.T) {
 		}
 		checked := 0
 		for i := 0; i < 400; i++ {
-			p := randomPosition(rng, 3+rng.IntN(6), 4+rng.IntN(40))
+			// Most boards have more seeds than frontierMinSeeds a hole,
+			// so that the frontier nodes score their moves as played;
+			// the others order them.
+			holes := 3 + rng.IntN(6)
+			p := randomPosition(rng, holes, holes*(1+rng.IntN(6))+rng.IntN(holes))
 			if !p.HasLegalMove(r) {
 				continue
 			}
+			var want [4]Score
 			for depth := 1; depth <= 3; depth++ {
-				want := minimax(&e.weights, r, p, depth, nil, true)
+				want[depth] = minimax(&e.weights, r, p, depth, nil, true)
 				e.NewGame()
 				// The second search finds the first one's moves in the
 				// table and tries them first.
@@ -259,10 +265,24 @@ func TestFixedDepthScoresMatchMinimax(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if res.Score != want {
-						t.Fatalf("%s (%s) at depth %d (searched again: %v): search %s, minimax %s", p, variant, depth, again, res.Score, want)
+					if res.Score != want[depth] {
+						t.Fatalf("%s (%s) at depth %d (searched again: %v): search %s, minimax %s", p, variant, depth, again, res.Score, want[depth])
 					}
 					checked++
+				}
+			}
+			// A search this small is searched again to prove its score,
+			// which orders every frontier node's moves: alone, the first
+			// search scores them as played. A root searched to depth 1
+			// after depth 3 finds the deeper search's best move in the
+			// table and scores it first (a root takes no value from the
+			// table, and its children are leaves).
+			e.NewGame()
+			var stop atomic.Bool
+			s := e.newSearcher(0, p, nil, &stop, 0)
+			for _, depth := range []int{3, 1} {
+				if v, _ := s.negamax(&p, 0, depth, 0, -Infinity, Infinity); v != want[depth] {
+					t.Fatalf("%s (%s) at depth %d: negamax %s, minimax %s", p, variant, depth, v, want[depth])
 				}
 			}
 		}
