@@ -27,8 +27,8 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // BenchmarkBench searches BenchPositions to depth 12 on one thread, as
-// `endodoi bench` does; its profile is cmd/endodoi/default.pgo (see
-// docs/benchmarks.md).
+// `endodoi bench` does: the profile of docs/benchmarks.md is taken from
+// it.
 func BenchmarkBench(b *testing.B) {
 	e, _ := New(Config{HashMiB: 16})
 	var nodes uint64
