@@ -677,9 +677,9 @@ func (s *searcher) negamax(p *rules.Position, k uint64, depth, ply int, alpha, b
 	return best, proven
 }
 
-// frontierMinSeeds is, a hole, the fewest seeds on the board at which a
-// frontier node scores its moves in row order (frontier) rather than
-// playing and ordering them all: below it the game's end is near, and the
+// frontierMinSeeds is the seeds a hole on the board above which a frontier
+// node scores its moves in row order (frontier) rather than playing and
+// ordering them all: at or below it the game's end is near, and the
 // captures first find the game ends and repetitions that prove a score.
 const frontierMinSeeds = 3
 
