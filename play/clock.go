@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // Clocks of online games: a time control, each side's time left, and the
@@ -14,27 +14,27 @@ import (
 
 // Clock returns the time control of minutes for the game plus increment
 // seconds a move, or of days for each move.
-func Clock(minutes, increment, days int) (store.Clock, error) {
+func Clock(minutes, increment, days int) (game.Clock, error) {
 	switch {
 	case days != 0:
 		if minutes != 0 || increment != 0 {
-			return store.Clock{}, errorf(ErrBadRequest, "clock: give days, or minutes and increment, not both")
+			return game.Clock{}, errorf(ErrBadRequest, "clock: give days, or minutes and increment, not both")
 		}
 		if days != 1 && days != 3 && days != 7 {
-			return store.Clock{}, errorf(ErrBadRequest, "clock: %d days a move; want 1, 3 or 7", days)
+			return game.Clock{}, errorf(ErrBadRequest, "clock: %d days a move; want 1, 3 or 7", days)
 		}
-		return store.Clock{Time: time.Duration(days) * 24 * time.Hour, PerMove: true}, nil
+		return game.Clock{Time: time.Duration(days) * 24 * time.Hour, PerMove: true}, nil
 	case minutes < 1 || minutes > 180:
-		return store.Clock{}, errorf(ErrBadRequest, "clock: %d minutes; want 1 to 180", minutes)
+		return game.Clock{}, errorf(ErrBadRequest, "clock: %d minutes; want 1 to 180", minutes)
 	case increment < 0 || increment > 60:
-		return store.Clock{}, errorf(ErrBadRequest, "clock: increment of %d seconds; want 0 to 60", increment)
+		return game.Clock{}, errorf(ErrBadRequest, "clock: increment of %d seconds; want 0 to 60", increment)
 	}
-	return store.Clock{Time: time.Duration(minutes) * time.Minute, Increment: time.Duration(increment) * time.Second}, nil
+	return game.Clock{Time: time.Duration(minutes) * time.Minute, Increment: time.Duration(increment) * time.Second}, nil
 }
 
 // clockNow returns each side's time left at now, and whether the side to
 // move has run out of it.
-func clockNow(o *store.Online, toMove rules.Side, now time.Time) (left [2]time.Duration, flagged bool) {
+func clockNow(o *game.Online, toMove rules.Side, now time.Time) (left [2]time.Duration, flagged bool) {
 	left = o.Left
 	if o.TurnStart.IsZero() || o.Clock.Time == 0 {
 		return left, false
@@ -48,14 +48,14 @@ func clockNow(o *store.Online, toMove rules.Side, now time.Time) (left [2]time.D
 }
 
 // stopClock stops the running clock at now, keeping the time left.
-func stopClock(o *store.Online, toMove rules.Side, now time.Time) {
+func stopClock(o *game.Online, toMove rules.Side, now time.Time) {
 	o.Left, _ = clockNow(o, toMove, now)
 	o.TurnStart = time.Time{}
 }
 
 // startClock starts the clock of the side to move of a game at ply moves,
 // from the third move on.
-func startClock(o *store.Online, ply int, now time.Time) {
+func startClock(o *game.Online, ply int, now time.Time) {
 	if o.Clock.Time > 0 && ply >= 2 && o.End == "" {
 		o.TurnStart = now
 	} else {
@@ -67,7 +67,7 @@ func startClock(o *store.Online, ply int, now time.Time) {
 // ply-th: the mover is charged the time taken and given the increment (or,
 // with days a move, the whole time again), the offers lapse, and the
 // opponent's clock starts.
-func passClock(o store.Online, side rules.Side, ply int, now time.Time) store.Online {
+func passClock(o game.Online, side rules.Side, ply int, now time.Time) game.Online {
 	if !o.TurnStart.IsZero() {
 		left, _ := clockNow(&o, side, now)
 		o.Left[side] = left[side] + o.Clock.Increment

@@ -15,12 +15,12 @@ import (
 	"fmt"
 
 	"github.com/endodoi/endodoi/internal/gameview"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
-// How an online game ended when not by the rules of play (store.Online.End).
+// How an online game ended when not by the rules of play (game.Online.End).
 const (
 	EndResign  = "resign"
 	EndTimeout = "timeout"
@@ -35,7 +35,7 @@ const (
 // Game whose change failed is to be loaded again. A Game is not safe for
 // concurrent use: its changes run under the game's lock.
 type Game struct {
-	info  store.Game // all but the moves, which board holds
+	info  game.Game // all but the moves, which board holds
 	board *rules.Game
 	// sowings[i] is how move i sowed, once traced; nil before.
 	sowings []*rules.Sowing
@@ -43,7 +43,7 @@ type Game struct {
 
 // replay makes the Game of stored game sg: its moves are played on the
 // board and the store's copy of them dropped.
-func replay(sg *store.Game) (*Game, error) {
+func replay(sg *game.Game) (*Game, error) {
 	b, err := rules.NewGame(sg.Start, sg.Rules)
 	if err != nil {
 		return nil, fmt.Errorf("game %s: %w", sg.ID, err)
@@ -63,7 +63,7 @@ func (g *Game) ID() string { return g.info.ID }
 
 // Info returns the game's players, rules, times and online state, as
 // stored; its Moves are nil (see Board). It is not to be changed.
-func (g *Game) Info() *store.Game { return &g.info }
+func (g *Game) Info() *game.Game { return &g.info }
 
 // Board returns the game's moves and positions under its rules. It is not
 // to be changed.
@@ -71,7 +71,7 @@ func (g *Game) Board() *rules.Game { return g.board }
 
 // Online returns the online state of the game, or nil for a game played
 // on one device. It is not to be changed.
-func (g *Game) Online() *store.Online { return g.info.Online }
+func (g *Game) Online() *game.Online { return g.info.Online }
 
 // End is how the game ended other than by the rules of play (an End
 // constant): resigned, on one device or online, or online on time, by
@@ -230,7 +230,7 @@ func (g *Game) CanHint() error {
 }
 
 // load reads game id from st and replays it.
-func load(ctx context.Context, st store.Store, id string) (*Game, error) {
+func load(ctx context.Context, st Store, id string) (*Game, error) {
 	sg, err := st.Game(ctx, id)
 	if err != nil {
 		return nil, err

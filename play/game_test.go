@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // playedGame replays moves chosen in turn from the legal ones on an
@@ -26,7 +26,7 @@ func playedGame(t *testing.T, n int) *Game {
 			t.Fatal(err)
 		}
 	}
-	g, err := replay(&store.Game{ID: "0123456789abcdef", Start: start, Moves: b.Moves(), Result: "*"})
+	g, err := replay(&game.Game{ID: "0123456789abcdef", Start: start, Moves: b.Moves(), Result: "*"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // The one path of a move, a person's or the computer's (play), the checks
@@ -88,7 +88,7 @@ func (g *Game) moveEdit(seat Seat, m rules.Move, now time.Time) (e edit, refused
 	if err := g.notOver(); err != nil {
 		return edit{}, nil, err
 	}
-	var clocks *store.Online
+	var clocks *game.Online
 	if o == nil {
 		if m.Side() != toMove {
 			return edit{}, nil, errorf(ErrNotNow, "it is %s's move, not %s's", toMove, m.Side())

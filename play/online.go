@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // The actions of online play (seat.go gives the seats, clock.go keeps the
@@ -20,7 +20,7 @@ const IdleExpiry = 30 * 24 * time.Hour
 
 // saveOnline stores a new online state o of game g, without a change of
 // moves, as event at at (zero: now).
-func (t *Table) saveOnline(ctx context.Context, g *Game, o *store.Online, result, event string, at time.Time) (Change, error) {
+func (t *Table) saveOnline(ctx context.Context, g *Game, o *game.Online, result, event string, at time.Time) (Change, error) {
 	ply := g.board.Ply()
 	return t.commit(ctx, g, edit{event: event, had: ply, from: ply, result: result, online: o, at: at})
 }
@@ -113,7 +113,7 @@ func takebackPoint(b *rules.Game, side rules.Side) int {
 
 // acceptTakeback takes back the requester's last move, and the reply to
 // it, so that it is the requester's move again.
-func (t *Table) acceptTakeback(ctx context.Context, g *Game, o *store.Online, requester rules.Side, now time.Time) (Change, error) {
+func (t *Table) acceptTakeback(ctx context.Context, g *Game, o *game.Online, requester rules.Side, now time.Time) (Change, error) {
 	to := takebackPoint(g.board, requester)
 	if to < 0 {
 		return Change{}, errorf(ErrNotNow, "there is no move to take back")
@@ -129,7 +129,7 @@ func (t *Table) acceptTakeback(ctx context.Context, g *Game, o *store.Online, re
 // rematch starts the next game of a series, or offers or accepts a
 // rematch of a single game: the same board, rules, seats and rows, the
 // other player moving first.
-func (t *Table) rematch(ctx context.Context, g *Game, o *store.Online, side rules.Side) (Change, error) {
+func (t *Table) rematch(ctx context.Context, g *Game, o *game.Online, side rules.Side) (Change, error) {
 	if !g.Over() {
 		return Change{}, errorf(ErrNotNow, "the game is not over")
 	}
@@ -146,26 +146,26 @@ func (t *Table) rematch(ctx context.Context, g *Game, o *store.Online, side rule
 		o.RematchOffer = string(side.Letter())
 		return t.saveOnline(ctx, g, o, g.info.Result, "rematch-offer", time.Time{})
 	}
-	var next *store.Game
+	var next *game.Game
 	var err error
 	if g.info.SeriesID != "" {
 		next, err = t.next(ctx, g.info.SeriesID, true)
 	} else {
-		next = &store.Game{South: g.info.South, North: g.info.North, Rules: g.info.Rules,
+		next = &game.Game{South: g.info.South, North: g.info.North, Rules: g.info.Rules,
 			Start: g.info.Start.WithToMove(g.info.Start.ToMove().Opponent()), Result: "*"}
 	}
 	if err != nil {
 		return Change{}, err
 	}
 	c := o.Clock
-	next.Online = &store.Online{Invite: newInvite(), Seats: o.Seats, Clock: c, Left: [2]time.Duration{c.Time, c.Time}}
+	next.Online = &game.Online{Invite: newInvite(), Seats: o.Seats, Clock: c, Left: [2]time.Duration{c.Time, c.Time}}
 	o.RematchOffer = ""
 	// The next game is stored with the state that names it, in one
 	// transaction: of two requests racing for it (on two instances), one
 	// starts it and the other is refused, leaving no game behind.
 	ply := g.board.Ply()
 	ch, err := t.commit(ctx, g, edit{event: "rematch", had: ply, from: ply, result: g.info.Result, online: o, next: next})
-	if errors.Is(err, store.ErrConflict) {
+	if errors.Is(err, game.ErrConflict) {
 		if now, lerr := t.Load(ctx, g.info.ID); lerr == nil && now.info.Online != nil && now.info.Online.Next != "" {
 			return Change{}, errorf(ErrNotNow, "the next game has begun: %s", now.info.Online.Next)
 		}

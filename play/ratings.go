@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/endodoi/endodoi/store"
+	"github.com/endodoi/endodoi/play/game"
 )
 
 // The players of an online game as the ratings see them (who holds each
@@ -30,7 +30,7 @@ type ratingsCache struct {
 type ratingsEntry struct {
 	key string // what the players were read for: the seats and the result
 	at  time.Time
-	gr  *store.GameRatings
+	gr  *game.GameRatings
 }
 
 // readRatings adds the players of the online game of st, from the cache

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // Seats: who may change a game. A game played on one device belongs to
@@ -74,8 +74,8 @@ func ValidInvite(code string) bool {
 // and with series > 0 the series to that many wins that it starts, and
 // seats its creator on side creator: it returns the game and the seat's
 // token.
-func (t *Table) CreateOnline(ctx context.Context, sg *store.Game, creator rules.Side, clock store.Clock, series int) (*Game, string, error) {
-	sg.Online = &store.Online{Invite: newInvite(), Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
+func (t *Table) CreateOnline(ctx context.Context, sg *game.Game, creator rules.Side, clock game.Clock, series int) (*Game, string, error) {
+	sg.Online = &game.Online{Invite: newInvite(), Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
 	token, hash := newToken()
 	sg.Online.Seats[creator] = hash
 	g, _, err := t.Create(ctx, sg, nil, series)
@@ -86,7 +86,7 @@ func (t *Table) CreateOnline(ctx context.Context, sg *store.Game, creator rules.
 }
 
 // FreeSeat returns the side whose seat is still free, if one is.
-func FreeSeat(o *store.Online) (rules.Side, bool) {
+func FreeSeat(o *game.Online) (rules.Side, bool) {
 	for _, side := range []rules.Side{rules.South, rules.North} {
 		if o.Seats[side] == "" {
 			return side, true
@@ -149,7 +149,7 @@ func (t *Table) SeatOf(ctx context.Context, g *Game, token string) (Seat, error)
 }
 
 // SeatOfAccount says which seat of online game g account accountID owns
-// (store.Accounts.ClaimSeat, or a game paired in the lobby): ErrNoSeat
+// (an account that claimed it, or a game paired in the lobby): ErrNoSeat
 // when it owns neither. An account that owns both acts as the side to
 // move.
 func (t *Table) SeatOfAccount(ctx context.Context, g *Game, accountID string) (Seat, error) {
@@ -173,8 +173,8 @@ func (t *Table) SeatOfAccount(ctx context.Context, g *Game, accountID string) (S
 // PairedOnline returns the online state of a new game whose two seats are
 // taken at once by accounts (a pairing of the lobby): each seat is the
 // hash of a token nobody is given, since its account acts on it.
-func PairedOnline(clock store.Clock) *store.Online {
-	o := &store.Online{Invite: newInvite(), Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
+func PairedOnline(clock game.Clock) *game.Online {
+	o := &game.Online{Invite: newInvite(), Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
 	_, o.Seats[rules.South] = newToken()
 	_, o.Seats[rules.North] = newToken()
 	return o

@@ -3,8 +3,8 @@ package play
 import (
 	"context"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // Tally is the score of a series (ol alai): each side's wins and the draws.
@@ -18,7 +18,7 @@ type Tally struct {
 }
 
 // TallyOf counts the results of series sr's games.
-func TallyOf(sr *store.Series) Tally {
+func TallyOf(sr *game.Series) Tally {
 	var t Tally
 	for _, g := range sr.Games {
 		// A token the store should not hold counts for no one, as an
@@ -57,7 +57,7 @@ func (t *Table) NextGame(ctx context.Context, id string) (*Game, error) {
 
 // next returns the next game of series id, not yet stored. The next game
 // of an online series is started by a seat (rematch), not by NextGame.
-func (t *Table) next(ctx context.Context, id string, online bool) (*store.Game, error) {
+func (t *Table) next(ctx context.Context, id string, online bool) (*game.Game, error) {
 	sr, err := t.store.Series(ctx, id)
 	if err != nil {
 		return nil, err
@@ -86,6 +86,6 @@ func (t *Table) next(ctx context.Context, id string, online bool) (*store.Game, 
 	if len(sr.Games)%2 == 1 {
 		starter = starter.Opponent()
 	}
-	return &store.Game{South: last.South, North: last.North, Start: first.Start.WithToMove(starter),
+	return &game.Game{South: last.South, North: last.North, Start: first.Start.WithToMove(starter),
 		Rules: last.Rules, Computer: last.Computer, SeriesID: id, Result: "*"}, nil
 }

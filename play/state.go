@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // State is a game as it stands at one moment: all that is shown of it,
@@ -17,7 +17,7 @@ import (
 type State struct {
 	// Info is the game's players, rules, times and online state, as
 	// stored; its Moves are nil (see Board).
-	Info store.Game
+	Info game.Game
 	// Board is the game's moves and positions under its rules: the game's
 	// own, shared, and to be read only while the game's lock is held.
 	Board *rules.Game
@@ -35,11 +35,11 @@ type State struct {
 	Runs    bool
 	// Series is the series the game belongs to as read after the change,
 	// and Tally its score; nil for a single game.
-	Series *store.Series
+	Series *game.Series
 	Tally  Tally
 	// Ratings are an online game's players as the ratings see them
 	// (ratings.go); nil for the others.
-	Ratings *store.GameRatings
+	Ratings *game.GameRatings
 }
 
 // State returns game g as it stands now, with its series read from the

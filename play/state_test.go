@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -31,7 +32,7 @@ func TestChangeState(t *testing.T) {
 	tb.OnChange = func(_ context.Context, _ *Game, c Change) { told = append(told, c) }
 	start, _ := rules.NewPosition(6, 4)
 	clock, _ := Clock(5, 2, 0)
-	g, south, err := tb.CreateOnline(ctx, &store.Game{Start: start, Result: "*"}, rules.South, clock, 2)
+	g, south, err := tb.CreateOnline(ctx, &game.Game{Start: start, Result: "*"}, rules.South, clock, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestStateViewLaps(t *testing.T) {
 	ctx := context.Background()
 	tb := newTable(t)
 	start, _ := rules.NewPosition(6, 4)
-	g, _, err := tb.Create(ctx, &store.Game{Start: start, Result: "*"}, nil, 0)
+	g, _, err := tb.Create(ctx, &game.Game{Start: start, Result: "*"}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,15 +5,51 @@ import (
 	"errors"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
+
+// Store is what play needs of the place its games are kept: each game,
+// its series and the owners of its seats, read; new games and each change
+// of a game, stored in one transaction each. A write returns nil only once
+// it is kept, and errors.Is tells game.ErrNotFound, game.ErrConflict and
+// game.ErrExists apart. Package store keeps games in SQLite or PostgreSQL;
+// package play/memory keeps them in memory, for the browser and for tests.
+type Store interface {
+	// CreateGame stores a new game with its moves and sets g.ID,
+	// g.Created and g.Updated (and g.Online.Rev). When g.ImportKey is
+	// set and a game with that key is stored already, it stores nothing,
+	// sets g.ID to that game's ID and returns an error wrapping
+	// game.ErrExists.
+	CreateGame(ctx context.Context, g *game.Game) error
+	// CreateSeriesGame starts a series to target wins with g as its first
+	// game, both or neither, and sets g.SeriesID as well as what
+	// CreateGame sets.
+	CreateSeriesGame(ctx context.Context, target int, g *game.Game) error
+	// Update changes game id as c says, or returns game.ErrConflict if
+	// the game has changed since the caller read it (game.ErrNotFound if
+	// there is none).
+	Update(ctx context.Context, id string, c game.Change) error
+	// Game returns game id with its moves.
+	Game(ctx context.Context, id string) (*game.Game, error)
+	// Series returns series id with its games, oldest first.
+	Series(ctx context.Context, id string) (*game.Series, error)
+	// SeatExists reports whether some online game has a seat whose token
+	// hashes to hash.
+	SeatExists(ctx context.Context, hash string) (bool, error)
+	// SeatOwners returns the accounts that own the seats given (token
+	// hashes), by seat; seats without an owner are left out.
+	SeatOwners(ctx context.Context, seats []string) (map[string]string, error)
+	// GameRatings returns who holds the seats of online game id, with
+	// their ratings in its category and the game's change of them.
+	GameRatings(ctx context.Context, id string) (*game.GameRatings, error)
+}
 
 // Table is where games are played: it loads them from the store, and
 // makes, stores and tells each change of them. The changes of one game
 // are made one at a time, under the game's lock (With).
 type Table struct {
-	store store.Store
+	store Store
 	locks locks
 	// notice, when not nil, is the notice a change sends to the other
 	// instances sharing the store, through the change's own transaction.
@@ -31,7 +67,7 @@ type Table struct {
 
 // NewTable returns a table over st; notice, if not nil, writes the notice
 // of each change for the other instances.
-func NewTable(st store.Store, notice func(Notice) string) *Table {
+func NewTable(st Store, notice func(Notice) string) *Table {
 	return &Table{store: st, notice: notice}
 }
 
@@ -65,7 +101,7 @@ type Change struct {
 
 // deadline is when the running clock of online state o falls in game b,
 // or zero: what a change's notice tells the other instances' timers.
-func deadline(o *store.Online, b *rules.Game) time.Time {
+func deadline(o *game.Online, b *rules.Game) time.Time {
 	if o == nil || o.TurnStart.IsZero() || o.Clock.Time == 0 || o.End != "" || b.Over() {
 		return time.Time{}
 	}
@@ -80,17 +116,17 @@ type edit struct {
 	from         int // the moves kept; moves follow them
 	moves        []rules.Move
 	result       string
-	online       *store.Online // the new online state; nil for a game on one device
-	south, north *string       // new names, when not nil
-	next         *store.Game   // the game that follows, stored with the change
-	at           time.Time     // when the change happened; zero for now
+	online       *game.Online // the new online state; nil for a game on one device
+	south, north *string      // new names, when not nil
+	next         *game.Game   // the game that follows, stored with the change
+	at           time.Time    // when the change happened; zero for now
 	sowing       *rules.Sowing
 }
 
 // commit stores edit e of game g, sets the rest of g's state to what was
 // stored, and tells OnChange of the change, with the state it left.
 func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
-	ch := store.Change{Ply: e.had, From: e.from, Moves: e.moves, Result: e.result, Online: e.online,
+	ch := game.Change{Ply: e.had, From: e.from, Moves: e.moves, Result: e.result, Online: e.online,
 		South: e.south, North: e.north, Next: e.next}
 	if o := g.info.Online; o != nil {
 		ch.Rev = o.Rev
@@ -143,7 +179,7 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 // decide, unless it is a game on one device that comes resigned (an
 // imported record) with a win while its moves leave it going, which is
 // stored as Act stores a resignation.
-func startResult(sg *store.Game, board *rules.Game) string {
+func startResult(sg *game.Game, board *rules.Game) string {
 	if sg.Online == nil && !board.Over() &&
 		(sg.Result == rules.SouthWins.Token() || sg.Result == rules.NorthWins.Token()) {
 		return sg.Result
@@ -158,7 +194,7 @@ func (t *Table) Load(ctx context.Context, id string) (*Game, error) { return loa
 // start (nil for none), and with series > 0 the series to that many wins
 // that it starts. A record imported again finds its game (created false).
 // sg.Result is set from the moves, except for a resignation (startResult).
-func (t *Table) Create(ctx context.Context, sg *store.Game, board *rules.Game, series int) (g *Game, created bool, err error) {
+func (t *Table) Create(ctx context.Context, sg *game.Game, board *rules.Game, series int) (g *Game, created bool, err error) {
 	if board == nil {
 		if board, err = rules.NewGame(sg.Start, sg.Rules); err != nil {
 			return nil, false, errorf(ErrBadRequest, "%v", err)
@@ -170,7 +206,7 @@ func (t *Table) Create(ctx context.Context, sg *store.Game, board *rules.Game, s
 	} else {
 		err = t.store.CreateGame(ctx, sg)
 	}
-	if errors.Is(err, store.ErrExists) {
+	if errors.Is(err, game.ErrExists) {
 		// The same record imported again: its game, as it is now.
 		g, err = t.Load(ctx, sg.ID)
 		return g, false, err

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // onlineGame returns a table over a new store and an online game on it of
@@ -26,7 +26,7 @@ func onlineGame(t *testing.T, minutes int) (*Table, *Game, [2]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, south, err := tb.CreateOnline(ctx, &store.Game{Start: start, Result: "*"}, rules.South, clock, 0)
+	g, south, err := tb.CreateOnline(ctx, &game.Game{Start: start, Result: "*"}, rules.South, clock, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestWithOneAtATime(t *testing.T) {
 	if most != 1 {
 		t.Errorf("%d changes of one game at once", most)
 	}
-	if err := tb.With(ctx, "00000000000000ff", func(*Game) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+	if err := tb.With(ctx, "00000000000000ff", func(*Game) error { return nil }); !errors.Is(err, game.ErrNotFound) {
 		t.Errorf("an unknown game: %v", err)
 	}
 	if n := tb.Busy(); n != 0 {

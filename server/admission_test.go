@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -28,7 +29,7 @@ type heldStore struct {
 	inside, most atomic.Int64
 }
 
-func (h *heldStore) Game(ctx context.Context, id string) (*store.Game, error) {
+func (h *heldStore) Game(ctx context.Context, id string) (*game.Game, error) {
 	h.reads.Add(1)
 	if h.held[id] {
 		n := h.inside.Add(1)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -205,7 +206,7 @@ const maxOpenClients = maxClients
 // invitations an hour and its invitations waiting for an opponent, and
 // returns it with its creator's seat token (play.Table.CreateOnline); a
 // creator signed in holds the seat with their account too.
-func (s *Server) createInvite(r *http.Request, sg *store.Game, creator rules.Side, clock store.Clock, series int) (g *play.Game, token string, err error) {
+func (s *Server) createInvite(r *http.Request, sg *game.Game, creator rules.Side, clock game.Clock, series int) (g *play.Game, token string, err error) {
 	defer func() {
 		if err == nil {
 			s.claimSeat(r, token)

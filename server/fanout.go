@@ -26,7 +26,7 @@ import (
 
 // notice is what an instance tells the others of a change of a game.
 // The notice of a change is sent by the change's own transaction
-// (store.Change.Notice): the others hear of every committed change, and
+// (game.Change.Notice): the others hear of every committed change, and
 // of no other.
 type notice struct {
 	Instance string `json:"i"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -133,7 +134,7 @@ func TestInstancesKeepClocks(t *testing.T) {
 	}
 	o := *l.Online()
 	o.TurnStart = time.Now().Add(-2 * time.Minute)
-	if err := b.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
+	if err := b.st.Update(context.Background(), g.ID, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	b.srv.clocks.stopAll()

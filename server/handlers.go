@@ -11,6 +11,7 @@ import (
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -58,8 +59,8 @@ func optionalName(name *string, who string) (string, error) {
 	return displayName(*name, who)
 }
 
-func (req *newGameRequest) game() (*store.Game, error) {
-	g := &store.Game{Result: "*"}
+func (req *newGameRequest) game() (*game.Game, error) {
+	g := &game.Game{Result: "*"}
 	var err error
 	if g.South, err = optionalName(req.South, "South"); err != nil {
 		return nil, errorf(http.StatusBadRequest, "%v", err)
@@ -108,7 +109,7 @@ func (req *newGameRequest) game() (*store.Game, error) {
 		if _, err := engine.Level(c.Level); err != nil {
 			return nil, errorf(http.StatusBadRequest, "computer %v", err)
 		}
-		g.Computer = &store.Computer{Side: side, Level: c.Level}
+		g.Computer = &game.Computer{Side: side, Level: c.Level}
 	}
 	return g, nil
 }
@@ -160,7 +161,7 @@ func checkSeries(req *newGameRequest) error {
 // create stores a new game, and with series > 0 the series to that many
 // wins that it starts, and answers with it. b is the game sg's moves lead
 // to, already replayed, or nil for a game with no moves yet.
-func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *store.Game, b *rules.Game, series int) {
+func (s *Server) create(w http.ResponseWriter, r *http.Request, sg *game.Game, b *rules.Game, series int) {
 	g, created, err := s.table.Create(r.Context(), sg, b, series)
 	if err != nil {
 		s.fail(w, r, err)
@@ -188,7 +189,7 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var offset int
 		if offset, err = queryInt(r, "offset", 0, 0, 1<<30); err == nil {
-			var list []store.Summary
+			var list []game.Summary
 			if list, err = s.store.Games(r.Context(), limit, offset); err == nil {
 				var views []summaryView
 				if views, err = s.summaries(r.Context(), list); err == nil {
@@ -209,7 +210,7 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	sg := &store.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
+	sg := &game.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
 	if winner, ok := rec.Resigned(); ok {
 		// Stored as a game resigned on this server is: the winner's result
 		// while the moves leave the game going.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -48,7 +49,7 @@ const (
 // Pool is a quick-pairing pool: 8 holes, 4 seeds, one time control.
 type Pool struct {
 	ID    string
-	Clock store.Clock
+	Clock game.Clock
 }
 
 // Pools are the lobby's pools.
@@ -80,7 +81,7 @@ func poolByID(id string) (Pool, bool) {
 }
 
 // categoryOf is the rating category of a game on holes with clock c.
-func categoryOf(holes int, c store.Clock) string {
+func categoryOf(holes int, c game.Clock) string {
 	return rating.CategoryOf(holes, c.Time, c.Increment, c.PerMove).String()
 }
 
@@ -118,7 +119,7 @@ type poolView struct {
 
 // lobbyClock is a clock as the lobby shows it: every field, zero when
 // unused.
-func lobbyClock(c store.Clock) clockRequest {
+func lobbyClock(c game.Clock) clockRequest {
 	if v := clockView(c); v != nil {
 		return *v
 	}
@@ -269,7 +270,7 @@ type gameSettings struct {
 
 // check reads the settings as a new game's creation does, and returns the
 // game's rules and clock.
-func (gs *gameSettings) check() (holes, seeds int, variant rules.Variant, clock store.Clock, err error) {
+func (gs *gameSettings) check() (holes, seeds int, variant rules.Variant, clock game.Clock, err error) {
 	holes, seeds = cmp(gs.Holes, rules.DefaultHoles), cmp(gs.Seeds, rules.DefaultStartSeeds)
 	if _, err = rules.NewPosition(holes, seeds); err != nil {
 		return 0, 0, 0, clock, errorf(http.StatusBadRequest, "%v", err)
@@ -453,7 +454,7 @@ func (s *Server) acceptSeek(w http.ResponseWriter, r *http.Request, a *store.Acc
 type pairing struct {
 	holes, seeds int
 	variant      rules.Variant
-	clock        store.Clock
+	clock        game.Clock
 	rated        bool
 	players      [2]store.Player // by side
 	seeks        []string        // the seeks and pool places it takes
@@ -469,7 +470,7 @@ func (s *Server) pair(ctx context.Context, p *pairing) (string, error) {
 	if err != nil {
 		return "", errorf(http.StatusBadRequest, "%v", err)
 	}
-	g := &store.Game{South: p.players[rules.South].Name, North: p.players[rules.North].Name, Start: start,
+	g := &game.Game{South: p.players[rules.South].Name, North: p.players[rules.North].Name, Start: start,
 		Rules: rules.Rules{Variant: p.variant}.Canonical(), Result: "*", Online: play.PairedOnline(p.clock),
 		Rated: p.rated}
 	// The game's ID is the store's to give; the notice, written before,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -21,9 +22,9 @@ type clockRequest struct {
 	Days      int `json:"days"`
 }
 
-func (c *clockRequest) clock() (store.Clock, error) {
+func (c *clockRequest) clock() (game.Clock, error) {
 	if c == nil {
-		return store.Clock{}, nil
+		return game.Clock{}, nil
 	}
 	return play.Clock(c.Minutes, c.Increment, c.Days)
 }
@@ -40,7 +41,7 @@ type seatView struct {
 
 // online reads the online fields of a new game: the creator's side, its
 // name and the time control.
-func (req *newGameRequest) online(sg *store.Game) (creator rules.Side, clock store.Clock, err error) {
+func (req *newGameRequest) online(sg *game.Game) (creator rules.Side, clock game.Clock, err error) {
 	switch {
 	case req.Computer != nil:
 		return 0, clock, errorf(http.StatusBadRequest, "an online game is between two people: no computer")
@@ -79,7 +80,7 @@ func sideOrRandom(v, what string) (rules.Side, error) {
 }
 
 // createOnline stores a new online game and gives its creator a seat.
-func (s *Server) createOnline(w http.ResponseWriter, r *http.Request, req *newGameRequest, sg *store.Game) {
+func (s *Server) createOnline(w http.ResponseWriter, r *http.Request, req *newGameRequest, sg *game.Game) {
 	creator, clock, err := req.online(sg)
 	if err != nil {
 		s.fail(w, r, err)
@@ -100,7 +101,7 @@ func (s *Server) createOnline(w http.ResponseWriter, r *http.Request, req *newGa
 		"game": v, "seat": seatView{Side: string(creator.Letter()), Token: token}, "invite": invitePath(g.Online().Invite)})
 }
 
-func (s *Server) inviteGame(r *http.Request) (*store.Game, error) {
+func (s *Server) inviteGame(r *http.Request) (*game.Game, error) {
 	code := r.PathValue("code")
 	if !play.ValidInvite(code) {
 		return nil, errorf(http.StatusNotFound, "no invitation %q", clip(code))

@@ -16,8 +16,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // created is the answer to the creation of an online game.
@@ -303,7 +303,7 @@ func TestOnlineClock(t *testing.T) {
 	}
 	o := *l.Online()
 	o.TurnStart = time.Now().Add(-2 * time.Minute)
-	if err := ts.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
+	if err := ts.st.Update(context.Background(), g.ID, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	ts.srv.flag(g.ID)
@@ -344,7 +344,7 @@ func TestOnlineClockSurvivesARestart(t *testing.T) {
 	}
 	o := *l.Online()
 	o.TurnStart = o.TurnStart.Add(-2*time.Minute - time.Second)
-	if err := ts.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
+	if err := ts.st.Update(context.Background(), g.ID, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ts.st.SetAlive(context.Background(), o.TurnStart.Add(time.Second)); err != nil {

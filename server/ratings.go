@@ -17,6 +17,7 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -64,7 +65,7 @@ type ratingChangeView struct {
 // shown is a rating as it is shown: to the nearest point.
 func shown(r float64) int { return int(math.Round(r)) }
 
-func newChangeView(ch *store.RatingChange) changeView {
+func newChangeView(ch *game.RatingChange) changeView {
 	b, a := shown(ch.Before.Rating), shown(ch.After.Rating)
 	return changeView{Before: b, After: a, Diff: a - b}
 }
@@ -97,7 +98,7 @@ func addRatings(v *gameView, st *play.State) {
 // account's name and rating in the game's category (before the game once
 // the game has changed it), or, held by no account, the game's name
 // without a rating.
-func seatPlayer(seat store.GameSeat, name string, now time.Time) playerView {
+func seatPlayer(seat game.GameSeat, name string, now time.Time) playerView {
 	a := seat.Account
 	if a == nil {
 		return playerView{Name: name}
@@ -346,7 +347,7 @@ func (s *Server) getPlayerGames(w http.ResponseWriter, r *http.Request, a *store
 			}
 		}
 		names := [2]string{pg.South, pg.North}
-		seat := store.GameSeat{Account: pg.Opponent, Rating: pg.OpponentRating}
+		seat := game.GameSeat{Account: pg.Opponent, Rating: pg.OpponentRating}
 		v.Opponent = seatPlayer(seat, names[pg.Side.Opponent()], now)
 		if pg.Rated && pg.OpponentRating != nil && pg.Change != nil {
 			// The opponent's rating before the game, as the game showed it.

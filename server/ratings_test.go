@@ -15,6 +15,7 @@ import (
 
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -23,18 +24,18 @@ import (
 // seats the accounts named south and north hold, and returns it with the
 // seats' tokens by side. With flagged, the clock of the side to move ran
 // out an hour ago.
-func ratedPair(t *testing.T, st store.Store, south, north string, flagged bool) (*store.Game, [2]string) {
+func ratedPair(t *testing.T, st store.Store, south, north string, flagged bool) (*game.Game, [2]string) {
 	t.Helper()
 	ctx := context.Background()
 	tokens := [2]string{"south-" + south + "-" + north + fmt.Sprint(time.Now().UnixNano()), "north-" + fmt.Sprint(time.Now().UnixNano())}
 	start, _ := rules.NewPosition(8, 4)
-	clock := store.Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
-	o := &store.Online{Invite: fmt.Sprintf("%012d", time.Now().UnixNano()%1e12), Clock: clock,
+	clock := game.Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
+	o := &game.Online{Invite: fmt.Sprintf("%012d", time.Now().UnixNano()%1e12), Clock: clock,
 		Seats: [2]string{play.HashToken(tokens[0]), play.HashToken(tokens[1])}, Left: [2]time.Duration{clock.Time, clock.Time}}
 	if flagged {
 		o.Left[rules.South], o.TurnStart = time.Second, time.Now().Add(-time.Hour)
 	}
-	g := &store.Game{South: south, North: north, Start: start, Rules: rules.Rules{}.Canonical(), Result: "*", Rated: true, Online: o}
+	g := &game.Game{South: south, North: north, Start: start, Rules: rules.Rules{}.Canonical(), Result: "*", Rated: true, Online: o}
 	if err := st.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestRatedEndAtStartAndLeaderboard(t *testing.T) {
 		g, _ := ratedPair(t, as.st, south, north, false)
 		o := *g.Online
 		o.End = play.EndResign
-		if err := as.st.Update(ctx, g.ID, store.Change{Rev: g.Online.Rev, Result: result, Online: &o}); err != nil {
+		if err := as.st.Update(ctx, g.ID, game.Change{Rev: g.Online.Rev, Result: result, Online: &o}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -454,7 +455,7 @@ func TestRatedEndAfterAnInstanceStops(t *testing.T) {
 	// South has 3 seconds once its clock starts, after the second move.
 	o := *g.Online
 	o.Left[rules.South] = 3 * time.Second
-	if err := st.Update(ctx, g.ID, store.Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
+	if err := st.Update(ctx, g.ID, game.Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	ta := &testServer{t: t, srv: srvA}

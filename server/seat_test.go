@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // A request to change an online game without its seat is refused for
@@ -174,7 +174,7 @@ func TestTimeoutIsDatedWhenTheFlagFell(t *testing.T) {
 	}
 	o := *l.Online()
 	o.TurnStart = time.Now().Add(-2 * time.Minute).UTC().Truncate(time.Millisecond)
-	if err := ts.st.Update(context.Background(), g.ID, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
+	if err := ts.st.Update(context.Background(), g.ID, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	fell := o.TurnStart.Add(o.Left[l.Board().Position().ToMove()])

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // seriesGame is one game of a series as the store lists it: its result
@@ -24,11 +24,11 @@ type seriesGame struct {
 // when i is even, by North when odd, draws included. Each game has an odd
 // number of moves, so that the side to move at its end is the one that did
 // not begin.
-func storedSeries(target int, games []seriesGame) *store.Series {
-	sr := &store.Series{ID: "0123456789abcdef", Target: target}
+func storedSeries(target int, games []seriesGame) *game.Series {
+	sr := &game.Series{ID: "0123456789abcdef", Target: target}
 	for i, g := range games {
 		first := rules.Side(i % 2)
-		sr.Games = append(sr.Games, store.Summary{
+		sr.Games = append(sr.Games, game.Summary{
 			ID: fmt.Sprintf("%016x", i+1), Holes: 6, Moves: 2*i + 1, ToMove: first.Opponent(),
 			Result: g.result, SeriesID: sr.ID, Online: g.end != "", End: g.end,
 		})

@@ -7,8 +7,8 @@ import (
 
 	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // gameView is a game as the API shows it (docs/api.md): its board, as
@@ -153,7 +153,7 @@ type summaryView struct {
 	End    string `json:"end,omitempty"`
 }
 
-func newSummaryView(s store.Summary) summaryView {
+func newSummaryView(s game.Summary) summaryView {
 	v := summaryView{ID: s.ID, South: s.South, North: s.North, Holes: s.Holes, Variant: s.Variant.String(),
 		Moves: s.Moves, Result: s.Result, SeriesID: s.SeriesID, Created: s.Created, Updated: s.Updated}
 	if s.Online {
@@ -172,7 +172,7 @@ func newSummaryView(s store.Summary) summaryView {
 
 // summaries are the listing's views of list, each with its score, its
 // status and its computer player, which only the game itself knows.
-func (s *Server) summaries(ctx context.Context, list []store.Summary) ([]summaryView, error) {
+func (s *Server) summaries(ctx context.Context, list []game.Summary) ([]summaryView, error) {
 	views := make([]summaryView, 0, len(list))
 	for _, sm := range list {
 		v := newSummaryView(sm)
@@ -218,7 +218,7 @@ type sideMillis struct {
 	North int64 `json:"n"`
 }
 
-func clockView(c store.Clock) *clockRequest {
+func clockView(c game.Clock) *clockRequest {
 	switch {
 	case c.Time == 0:
 		return nil
@@ -259,7 +259,7 @@ type seriesView struct {
 }
 
 // newSeriesView is series sr, whose score is t, as the API shows it.
-func newSeriesView(sr *store.Series, t play.Tally) seriesView {
+func newSeriesView(sr *game.Series, t play.Tally) seriesView {
 	v := seriesView{ID: sr.ID, Target: sr.Target, Results: make([]string, 0, len(sr.Games)),
 		Wins: scoreView{South: t.Wins[rules.South], North: t.Wins[rules.North]}, Draws: t.Draws, Over: t.Over}
 	for _, g := range sr.Games {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/endodoi/endodoi/play/game"
 )
 
 // An account is stored with its credentials and session all at once; its
@@ -106,7 +108,7 @@ func testAccounts(t *testing.T, open func() Store) {
 	o := *on.Online
 	o.Seats[1] = "seat-a2"
 	north := "Amina"
-	if err := s.Update(ctx, g2.ID, Change{Ply: 0, Rev: o.Rev, From: 0, Result: "*", North: &north, Online: &o}); err != nil {
+	if err := s.Update(ctx, g2.ID, game.Change{Ply: 0, Rev: o.Rev, From: 0, Result: "*", North: &north, Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	for _, seat := range []string{"seat-a1", "seat-a2"} {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -43,7 +44,7 @@ func benchmarkAppendMoveParallel(b *testing.B, s Store) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		games.Add(1)
-		g := &Game{Start: start}
+		g := &game.Game{Start: start}
 		if err := s.CreateGame(ctx, g); err != nil {
 			b.Error(err)
 			return

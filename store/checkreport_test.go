@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -28,7 +29,7 @@ func legalGames(t *testing.T, s Store, n int) int {
 				t.Fatal(err)
 			}
 		}
-		newGame(t, s, &Game{Start: start, Moves: g.Moves()})
+		newGame(t, s, &game.Game{Start: start, Moves: g.Moves()})
 		total += g.Ply()
 	}
 	return total
@@ -57,7 +58,7 @@ func TestWriteCheck(t *testing.T) {
 	// A game whose stored moves are not legal: North's hole with South to
 	// move.
 	start, _ := rules.NewPosition(6, 4)
-	bad := newGame(t, s, &Game{Start: start, Moves: moves(t, "A")})
+	bad := newGame(t, s, &game.Game{Start: start, Moves: moves(t, "A")})
 	if err := ReplayGame(ctx, s, bad.ID); err == nil || !strings.Contains(err.Error(), "game "+bad.ID+": stored move 1 (A): ") {
 		t.Errorf("replay of a game with an illegal move: %v", err)
 	}

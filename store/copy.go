@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/endodoi/endodoi/play/game"
 )
 
 // ErrNotEmpty: the destination of a copy already holds games, series or
@@ -31,7 +33,7 @@ type placed struct {
 // placedGame is a game to store as it is, at its place in the order of
 // changes.
 type placedGame struct {
-	Game    *Game
+	Game    *game.Game
 	Touched int64
 }
 
@@ -42,7 +44,7 @@ type copier interface {
 	// restore stores series and games as they are: their IDs, times,
 	// revisions and places in the order of changes. The games come in
 	// the order of their creation.
-	restore(ctx context.Context, series []*Series, games []placedGame) error
+	restore(ctx context.Context, series []*game.Series, games []placedGame) error
 	accountRows(ctx context.Context) (accountRows, error)
 	restoreAccounts(ctx context.Context, ar accountRows) error
 }
@@ -150,7 +152,7 @@ func Copy(ctx context.Context, dst, src Store, progress func(stage string, done,
 
 	// The series first, for the games to refer to.
 	for chunk := range slices.Chunk(inv.Series, copyBatch) {
-		var batch []*Series
+		var batch []*game.Series
 		for _, id := range chunk {
 			sr, err := src.Series(ctx, id)
 			if err != nil {
@@ -346,7 +348,7 @@ func diffReview(ctx context.Context, dst, src Store, id string) (string, error) 
 
 // diffGame describes the first difference between the stored games a and
 // b (a game and its copy), or returns "" when they are the same.
-func diffGame(a, b *Game) string {
+func diffGame(a, b *game.Game) string {
 	var d differ
 	d.str("ID", a.ID, b.ID)
 	d.time("created", a.Created, b.Created)
@@ -378,12 +380,12 @@ func diffGame(a, b *Game) string {
 }
 
 // diffSeries is diffGame for series.
-func diffSeries(a, b *Series) string {
+func diffSeries(a, b *game.Series) string {
 	var d differ
 	d.str("ID", a.ID, b.ID)
 	d.time("created", a.Created, b.Created)
 	d.str("target", fmt.Sprint(a.Target), fmt.Sprint(b.Target))
-	ids := func(sr *Series) string {
+	ids := func(sr *game.Series) string {
 		var out []string
 		for _, g := range sr.Games {
 			out = append(out, g.ID)
@@ -394,7 +396,7 @@ func diffSeries(a, b *Series) string {
 	return d.first
 }
 
-func computerText(c *Computer) string {
+func computerText(c *game.Computer) string {
 	if c == nil {
 		return "none"
 	}
@@ -449,7 +451,7 @@ func (c *core) inventory(ctx context.Context) (inventory, error) {
 
 // restore stores series and games as they are, in one transaction, and
 // moves the order of changes on past the games'.
-func (c *core) restore(ctx context.Context, series []*Series, games []placedGame) error {
+func (c *core) restore(ctx context.Context, series []*game.Series, games []placedGame) error {
 	return c.eng.write(ctx, "copying games", false, func(t *tx) error {
 		for _, sr := range series {
 			if err := t.insertSeries(sr.ID, sr.Created, sr.Target); err != nil {

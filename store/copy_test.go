@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -27,15 +28,15 @@ func fillVaried(t *testing.T, s Store) {
 			t.Fatal(err)
 		}
 	}
-	vsComputer := newGame(t, s, &Game{South: "Naserian", North: "endodoi", Start: start,
-		Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 500}, Computer: &Computer{Side: rules.North, Level: 7},
+	vsComputer := newGame(t, s, &game.Game{South: "Naserian", North: "endodoi", Start: start,
+		Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 500}, Computer: &game.Computer{Side: rules.North, Level: 7},
 		Moves: moves(t, "c", "D", "f")})
 	check(s.Truncate(ctx, vsComputer.ID, 3, 1, "*"))
-	first := &Game{South: "Leshan", North: "Sironka", Start: eight, Moves: moves(t, "a")}
+	first := &game.Game{South: "Leshan", North: "Sironka", Start: eight, Moves: moves(t, "a")}
 	check(s.CreateSeriesGame(ctx, 3, first))
 	check(s.AppendMove(ctx, first.ID, 1, moves(t, "B")[0], "1-0"))
-	newGame(t, s, &Game{Start: eight.WithToMove(rules.North), SeriesID: first.SeriesID, Moves: moves(t, "A")})
-	newGame(t, s, &Game{South: "Imported", Start: start, ImportKey: "sha256:0123", Moves: moves(t, "a", "B", "c"), Result: "1/2-1/2"})
+	newGame(t, s, &game.Game{Start: eight.WithToMove(rules.North), SeriesID: first.SeriesID, Moves: moves(t, "A")})
+	newGame(t, s, &game.Game{South: "Imported", Start: start, ImportKey: "sha256:0123", Moves: moves(t, "a", "B", "c"), Result: "1/2-1/2"})
 	_, err := s.CreateSeries(ctx, 5)
 	check(err)
 	playing := newOnline(t, s, "inv-playing", "seat-1")
@@ -44,15 +45,15 @@ func fillVaried(t *testing.T, s Store) {
 	o.TurnStart = time.Date(2026, 3, 1, 12, 0, 0, 123e6, time.UTC)
 	o.Left = [2]time.Duration{4*time.Minute + 10*time.Millisecond, 5 * time.Minute}
 	o.DrawOffer = "s"
-	check(s.Update(ctx, playing.ID, Change{Ply: 0, Rev: o.Rev, From: 0, Moves: moves(t, "a"), Result: "*", Online: &o}))
+	check(s.Update(ctx, playing.ID, game.Change{Ply: 0, Rev: o.Rev, From: 0, Moves: moves(t, "a"), Result: "*", Online: &o}))
 	ended := newOnline(t, s, "inv-ended", "seat-3")
 	_, o = onlineOf(t, s, ended.ID)
 	o.End, o.RematchOffer, o.Next = "resign", "n", "0123456789abcdef"
-	o.Clock = Clock{Time: 72 * time.Hour, PerMove: true}
-	check(s.Update(ctx, ended.ID, Change{Rev: o.Rev, Result: "0-1", Online: &o}))
+	o.Clock = game.Clock{Time: 72 * time.Hour, PerMove: true}
+	check(s.Update(ctx, ended.ID, game.Change{Rev: o.Rev, Result: "0-1", Online: &o}))
 	newOnline(t, s, "inv-waiting", "seat-4")
 	name := "Kakuta"
-	check(s.Update(ctx, vsComputer.ID, Change{Ply: 1, From: 1, Result: "*", North: &name}))
+	check(s.Update(ctx, vsComputer.ID, game.Change{Ply: 1, From: 1, Result: "*", North: &name}))
 	check(s.SetAlive(ctx, time.Date(2026, 3, 1, 12, 5, 0, 999e6, time.UTC)))
 	check(s.SaveReview(ctx, &Review{GameID: ended.ID, Key: "key", Data: []byte(`{"plies": []}`),
 		Created: time.Date(2026, 3, 1, 12, 6, 0, 5e6, time.UTC)}))
@@ -283,14 +284,14 @@ func TestCopy(t *testing.T) {
 				}
 				o := *g.Online
 				o.DrawOffer = ""
-				if err := s.Update(ctx, g.ID, Change{Ply: 1, Rev: g.Online.Rev, From: 1, Moves: moves(t, "B"), Result: "*", Online: &o}); err != nil {
+				if err := s.Update(ctx, g.ID, game.Change{Ply: 1, Rev: g.Online.Rev, From: 1, Moves: moves(t, "B"), Result: "*", Online: &o}); err != nil {
 					t.Errorf("move in a copied online game: %v", err)
 				}
 				if list, _ := s.Games(ctx, 1, 0); len(list) != 1 || list[0].ID != g.ID {
 					t.Errorf("the game just played is not listed first: %+v", list)
 				}
 				start, _ := rules.NewPosition(6, 4)
-				if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "sha256:0123"}); !errors.Is(err, ErrExists) {
+				if err := s.CreateGame(ctx, &game.Game{Start: start, ImportKey: "sha256:0123"}); !errors.Is(err, ErrExists) {
 					t.Errorf("importing a copied import again: %v, want ErrExists", err)
 				}
 				if ok, _ := s.SeatExists(ctx, "seat-4"); !ok {

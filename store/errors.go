@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -15,12 +16,12 @@ import (
 
 // Errors the store returns; test for them with errors.Is.
 var (
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: the game has changed since the caller read it (another
-	// move or a takeback came first).
-	ErrConflict = errors.New("the game has changed meanwhile")
-	// ErrExists: a game with the same import key is already stored.
-	ErrExists = errors.New("already stored")
+	// ErrNotFound, ErrConflict and ErrExists are play's (package game):
+	// no such row; the game has changed since the caller read it; a game
+	// with the same import key is stored already.
+	ErrNotFound = game.ErrNotFound
+	ErrConflict = game.ErrConflict
+	ErrExists   = game.ErrExists
 	// ErrBusy: another program held the database locked for longer than
 	// the store waits; nothing was written.
 	ErrBusy = errors.New("the database is busy; try again")

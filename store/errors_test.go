@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -45,7 +46,7 @@ func TestUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Result: "*", Start: start}
+	g := &game.Game{Result: "*", Start: start}
 	st.Close()
 	if _, err := st.Game(context.Background(), "0123456789abcdef"); !Unavailable(err) {
 		t.Errorf("a read of a closed store: %v", err)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -155,10 +156,10 @@ func TestMigrations(t *testing.T) {
 			}
 			// The new schema works: an import key, a new move.
 			start, _ := rules.NewPosition(6, 4)
-			if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "k"}); err != nil {
+			if err := s.CreateGame(ctx, &game.Game{Start: start, ImportKey: "k"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "k"}); !errors.Is(err, ErrExists) {
+			if err := s.CreateGame(ctx, &game.Game{Start: start, ImportKey: "k"}); !errors.Is(err, ErrExists) {
 				t.Errorf("second import: %v", err)
 			}
 			if name != "empty file" {
@@ -237,7 +238,7 @@ func fill(t *testing.T, s Store, n int) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			if err := s.CreateGame(context.Background(), &Game{South: "Naserian", North: "endodoi", Start: start, Moves: ms}); err != nil {
+			if err := s.CreateGame(context.Background(), &game.Game{South: "Naserian", North: "endodoi", Start: start, Moves: ms}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -337,7 +338,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	}
 	defer ro.Close()
 	start, _ := rules.NewPosition(6, 4)
-	if err := ro.CreateGame(ctx, &Game{Start: start}); !errors.Is(err, ErrReadOnly) {
+	if err := ro.CreateGame(ctx, &game.Game{Start: start}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("writing to a store opened read-only: %v", err)
 	}
 	if ids, err := ro.GameIDs(ctx); err != nil || len(ids) != 3 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -77,7 +78,7 @@ func (c *core) CreateSeries(ctx context.Context, target int) (string, error) {
 
 // CreateSeriesGame starts a series to target wins with g as its first game,
 // both or neither, and sets g.SeriesID, g.ID, g.Created and g.Updated.
-func (c *core) CreateSeriesGame(ctx context.Context, target int, g *Game) error {
+func (c *core) CreateSeriesGame(ctx context.Context, target int, g *game.Game) error {
 	g.SeriesID = newID()
 	prepareGame(g)
 	return c.eng.write(ctx, "creating a series", false, func(t *tx) error {
@@ -92,12 +93,12 @@ func (c *core) CreateSeriesGame(ctx context.Context, target int, g *Game) error 
 // g.Updated. When g.ImportKey is set and a game with that key is stored
 // already, it stores nothing, sets g.ID to that game's ID and returns an
 // error wrapping ErrExists.
-func (c *core) CreateGame(ctx context.Context, g *Game) error {
+func (c *core) CreateGame(ctx context.Context, g *game.Game) error {
 	prepareGame(g)
 	return c.eng.write(ctx, "creating a game", false, func(t *tx) error { return t.insertGame(g, t.touch(), 1) })
 }
 
-func prepareGame(g *Game) {
+func prepareGame(g *game.Game) {
 	g.ID = newID()
 	g.Created = now()
 	g.Updated = g.Created
@@ -145,13 +146,13 @@ func (c *core) gameQuery(where string) string {
 }
 
 // game reads the game that where selects.
-func (c *core) game(ctx context.Context, where string, arg any) (*Game, error) {
-	g := &Game{}
+func (c *core) game(ctx context.Context, where string, arg any) (*game.Game, error) {
+	g := &game.Game{}
 	var start, variant, side, moves string
 	var maxLaps, level, n int
 	var series, key sql.NullString
 	var online bool
-	var o Online
+	var o game.Online
 	var clock, inc, south, north int64
 	err := c.pool.queryRow(ctx, c.gameQuery(where), arg).Scan(&g.ID, timeCol{&g.Created}, timeCol{&g.Updated},
 		&g.South, &g.North, &start, &variant, &maxLaps, &side, &level, &series, &g.Result, &n, &key, &g.Rated, &moves,
@@ -162,7 +163,7 @@ func (c *core) game(ctx context.Context, where string, arg any) (*Game, error) {
 	}
 	g.SeriesID = series.String
 	g.ImportKey = key.String
-	if err := g.decode(start, variant, maxLaps, side, level); err != nil {
+	if err := decodeGame(g, start, variant, maxLaps, side, level); err != nil {
 		return nil, err
 	}
 	g.Moves = make([]rules.Move, 0, n)
@@ -187,7 +188,7 @@ func (c *core) game(ctx context.Context, where string, arg any) (*Game, error) {
 }
 
 // Game returns game id with its moves.
-func (c *core) Game(ctx context.Context, id string) (*Game, error) {
+func (c *core) Game(ctx context.Context, id string) (*game.Game, error) {
 	g, err := c.game(ctx, `g.id = ?`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("game %s: %w", id, ErrNotFound)
@@ -199,7 +200,7 @@ func (c *core) Game(ctx context.Context, id string) (*Game, error) {
 }
 
 // GameByImportKey returns the game stored under import key key.
-func (c *core) GameByImportKey(ctx context.Context, key string) (*Game, error) {
+func (c *core) GameByImportKey(ctx context.Context, key string) (*game.Game, error) {
 	g, err := c.game(ctx, c.keyCol+` = ?`, key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("game with import key %q: %w", key, ErrNotFound)
@@ -217,13 +218,13 @@ func (c *core) summaryQuery() string {
 }
 
 // summaries reads the summaries a query of summaryQuery selects.
-func summaries(rs rows, err error) ([]Summary, error) {
+func summaries(rs rows, err error) ([]game.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Summary
+	var out []game.Summary
 	for rs.Next() {
-		var sm Summary
+		var sm game.Summary
 		var start, variant string
 		var series, end sql.NullString
 		if err := rs.Scan(&sm.ID, timeCol{&sm.Created}, timeCol{&sm.Updated}, &sm.South, &sm.North, &start,
@@ -233,7 +234,7 @@ func summaries(rs rows, err error) ([]Summary, error) {
 		}
 		sm.SeriesID = series.String
 		sm.Online, sm.End = end.Valid, end.String
-		if err := sm.decode(start, variant); err != nil {
+		if err := decodeSummary(&sm, start, variant); err != nil {
 			rs.Close()
 			return nil, err
 		}
@@ -243,7 +244,7 @@ func summaries(rs rows, err error) ([]Summary, error) {
 }
 
 // Games lists games, the most recently played first.
-func (c *core) Games(ctx context.Context, limit, offset int) ([]Summary, error) {
+func (c *core) Games(ctx context.Context, limit, offset int) ([]game.Summary, error) {
 	list, err := summaries(c.pool.query(ctx, c.summaryQuery()+`ORDER BY g.touched DESC LIMIT ? OFFSET ?`, limit, offset))
 	if err != nil {
 		return nil, fmt.Errorf("listing games: %w", err)
@@ -253,17 +254,17 @@ func (c *core) Games(ctx context.Context, limit, offset int) ([]Summary, error) 
 
 // GamesByID returns the summaries of the games ids names that exist, in
 // the order given.
-func (c *core) GamesByID(ctx context.Context, ids []string) ([]Summary, error) {
+func (c *core) GamesByID(ctx context.Context, ids []string) ([]game.Summary, error) {
 	list, err := summaries(c.pool.query(ctx, c.summaryQuery()+`WHERE g.id IN (SELECT l.v FROM {list text} AS l)`,
 		ids))
 	if err != nil {
 		return nil, fmt.Errorf("reading %d games: %w", len(ids), err)
 	}
-	byID := make(map[string]Summary, len(list))
+	byID := make(map[string]game.Summary, len(list))
 	for _, sm := range list {
 		byID[sm.ID] = sm
 	}
-	out := make([]Summary, 0, len(list))
+	out := make([]game.Summary, 0, len(list))
 	for _, id := range ids {
 		if sm, ok := byID[id]; ok {
 			out = append(out, sm)
@@ -299,8 +300,8 @@ func (c *core) GameIDs(ctx context.Context) ([]string, error) {
 }
 
 // Series returns series id with its games.
-func (c *core) Series(ctx context.Context, id string) (*Series, error) {
-	sr := &Series{ID: id}
+func (c *core) Series(ctx context.Context, id string) (*game.Series, error) {
+	sr := &game.Series{ID: id}
 	err := c.eng.read(ctx, func(q runner) error {
 		err := q.queryRow(ctx, `SELECT created, target FROM series WHERE id = ?`, id).Scan(timeCol{&sr.Created}, &sr.Target)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -47,7 +48,7 @@ type Seek struct {
 	Holes     int
 	Seeds     int
 	Variant   rules.Variant
-	Clock     Clock
+	Clock     game.Clock
 	Rated     bool
 	MinRating int // 0: no bound
 	MaxRating int
@@ -62,7 +63,7 @@ type LobbyChallenge struct {
 	Holes    int
 	Seeds    int
 	Variant  rules.Variant
-	Clock    Clock
+	Clock    game.Clock
 	Rated    bool
 	Side     string // the challenger's: "s", "n" or "random"
 	Created  time.Time
@@ -84,8 +85,8 @@ type Report struct {
 // pairings that take the same seek, place or challenge, one is stored and
 // the other is ErrConflict.
 type Pairing struct {
-	Game   *Game     // an online game whose two seats are set
-	Owners [2]string // the accounts of the seats, by rules.Side
+	Game   *game.Game // an online game whose two seats are set
+	Owners [2]string  // the accounts of the seats, by rules.Side
 	// Seeks are the seeks and pool places taken; Challenge the challenge
 	// accepted, or "".
 	Seeks     []string

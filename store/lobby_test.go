@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -22,10 +23,10 @@ func lobbyAccount(t *testing.T, s Store, name string) *Account {
 }
 
 // pairedGame is a new online game with both seats taken, between a and b.
-func pairedGame(a, b *Account) *Game {
+func pairedGame(a, b *Account) *game.Game {
 	start, _ := rules.NewPosition(4, 2)
-	return &Game{South: a.Name, North: b.Name, Start: start, Result: "*", Online: &Online{Invite: newID(),
-		Seats: [2]string{"seat-" + newID(), "seat-" + newID()}, Clock: Clock{Time: time.Minute}}}
+	return &game.Game{South: a.Name, North: b.Name, Start: start, Result: "*", Online: &game.Online{Invite: newID(),
+		Seats: [2]string{"seat-" + newID(), "seat-" + newID()}, Clock: game.Clock{Time: time.Minute}}}
 }
 
 // Seeks: at most maxOpen open a account, one place a pool, kept with their
@@ -50,11 +51,11 @@ func testLobbySeeks(t *testing.T, open func() Store) {
 	if got, err := s.AccountByKey(ctx, "amina"); err != nil || got.Kind != "" {
 		t.Errorf("a person's account: %+v, %v", got, err)
 	}
-	seek := func(owner *Account, pool string, clock Clock) (*Seek, error) {
+	seek := func(owner *Account, pool string, clock game.Clock) (*Seek, error) {
 		sk := &Seek{Owner: Player{ID: owner.ID}, Pool: pool, Holes: 8, Seeds: 4, Clock: clock, Rated: true, MinRating: 1200}
 		return sk, s.AddSeek(ctx, sk, 2, "")
 	}
-	blitz, corr := Clock{Time: 3 * time.Minute, Increment: 2 * time.Second}, Clock{Time: 72 * time.Hour, PerMove: true}
+	blitz, corr := game.Clock{Time: 3 * time.Minute, Increment: 2 * time.Second}, game.Clock{Time: 72 * time.Hour, PerMove: true}
 	s1, err := seek(amina, "", blitz)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func testLobbyChallenges(t *testing.T, open func() Store) {
 	at := now()
 	challenge := func(from, to *Account, life time.Duration) (*LobbyChallenge, error) {
 		ch := &LobbyChallenge{From: Player{ID: from.ID}, To: Player{ID: to.ID}, Holes: 6, Seeds: 4,
-			Clock: Clock{Time: 5 * time.Minute}, Side: "random", Expires: at.Add(life)}
+			Clock: game.Clock{Time: 5 * time.Minute}, Side: "random", Expires: at.Add(life)}
 		return ch, s.AddChallenge(ctx, ch, 2, 1, "")
 	}
 	ab, err := challenge(a, b, time.Hour)
@@ -211,7 +212,7 @@ func testLobbyPairOnce(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	stores := []Store{open(), open()}
 	seeker := lobbyAccount(t, stores[0], "seeker")
-	sk := &Seek{Owner: Player{ID: seeker.ID}, Holes: 4, Seeds: 2, Clock: Clock{Time: time.Minute}}
+	sk := &Seek{Owner: Player{ID: seeker.ID}, Holes: 4, Seeds: 2, Clock: game.Clock{Time: time.Minute}}
 	if err := stores[0].AddSeek(ctx, sk, 3, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func testLobbyPairOnce(t *testing.T, open func() Store) {
 	for i := range n {
 		takers = append(takers, lobbyAccount(t, stores[0], fmt.Sprintf("taker%d", i)))
 	}
-	games := make([]*Game, n)
+	games := make([]*game.Game, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -27,14 +28,14 @@ func testUpdateStartsNext(t *testing.T, open func() Store) {
 		g := newOnline(t, one, fmt.Sprintf("invite%d", round), "seat")
 		_, o := onlineOf(t, one, g.ID)
 		before := len(contents(t, one).Games)
-		var nexts [2]*Game
+		var nexts [2]*game.Game
 		var errs [2]error
 		var wg sync.WaitGroup
 		for i, s := range []Store{one, two} {
-			nexts[i] = &Game{Start: g.Start, Online: &Online{Invite: fmt.Sprintf("next%d-%d", round, i), Clock: o.Clock}}
+			nexts[i] = &game.Game{Start: g.Start, Online: &game.Online{Invite: fmt.Sprintf("next%d-%d", round, i), Clock: o.Clock}}
 			wg.Go(func() {
 				mine := o
-				errs[i] = s.Update(ctx, g.ID, Change{Rev: o.Rev, Result: "*", Online: &mine, Next: nexts[i]})
+				errs[i] = s.Update(ctx, g.ID, game.Change{Rev: o.Rev, Result: "*", Online: &mine, Next: nexts[i]})
 			})
 		}
 		wg.Wait()
@@ -102,14 +103,14 @@ func TestPostgresNoticeWithChange(t *testing.T) {
 	for _, tc := range []struct {
 		what   string
 		id     string
-		change Change
+		change game.Change
 		notice string // heard, or "" when the change fails
 	}{
-		{"a stale online change", g.ID, Change{Rev: o.Rev + 1, Result: "*", Online: &o}, ""},
-		{"an online move", g.ID, Change{Rev: o.Rev, Moves: []rules.Move{a}, Result: "*", Online: &o}, "an online move"},
-		{"a stale local move", local.ID, Change{Ply: 1, From: 1, Moves: []rules.Move{a}, Result: "*"}, ""},
-		{"a local move", local.ID, Change{Moves: []rules.Move{a}, Result: "*"}, "a local move"},
-		{"a local takeback", local.ID, Change{Ply: 1, Result: "*"}, "a local takeback"},
+		{"a stale online change", g.ID, game.Change{Rev: o.Rev + 1, Result: "*", Online: &o}, ""},
+		{"an online move", g.ID, game.Change{Rev: o.Rev, Moves: []rules.Move{a}, Result: "*", Online: &o}, "an online move"},
+		{"a stale local move", local.ID, game.Change{Ply: 1, From: 1, Moves: []rules.Move{a}, Result: "*"}, ""},
+		{"a local move", local.ID, game.Change{Moves: []rules.Move{a}, Result: "*"}, "a local move"},
+		{"a local takeback", local.ID, game.Change{Ply: 1, Result: "*"}, "a local takeback"},
 	} {
 		tc.change.Notice = tc.what
 		err := one.Update(ctx, tc.id, tc.change)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -41,7 +42,7 @@ func testObserverSeesCommits(t *testing.T, open func() Store) {
 	obs := &commits{}
 	s.(Observable).SetObserver(obs)
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Start: start}
+	g := &game.Game{Start: start}
 	if err := s.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestObserverSeesBatch(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			start, _ := rules.NewPosition(6, 4)
-			if err := s.CreateGame(ctx, &Game{Start: start}); err != nil {
+			if err := s.CreateGame(ctx, &game.Game{Start: start}); err != nil {
 				t.Error(err)
 			}
 		}()

@@ -7,73 +7,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/play/game"
 )
 
-// Online is the state of a game played on two devices, beside its moves:
-// who holds its seats, its clocks, its open offers and how it ended. The
-// store keeps it as given; package server decides what it means.
-type Online struct {
-	Invite string    // the code that seats the second player
-	Seats  [2]string // by rules.Side: the SHA-256 of the seat's token, in hex; "" while the seat is free
-	Clock  Clock
-	// Left is each side's time when the running clock started (at
-	// TurnStart), or now when no clock runs.
-	Left      [2]time.Duration
-	TurnStart time.Time // when the running clock started; zero when none runs
-	// End is how the game ended when not by the rules of play ("resign",
-	// "timeout", "agreed", "aborted", "expired"), or "".
-	End string
-	// The side with an open offer ("s" or "n"), or "".
-	DrawOffer, TakebackOffer, RematchOffer string
-	Next                                   string // the next game of the series or the rematch
-	// Rev counts the changes of the game, moves included; the store sets
-	// it (1 for a new game, one more at each Update).
-	Rev int64
-}
-
-// Clock is a time control: Time for the whole game with Increment added
-// after each move, or Time for each move when PerMove; no clock when Time
-// is zero.
-type Clock struct {
-	Time, Increment time.Duration
-	PerMove         bool
-}
-
-// Change is a change of a stored game, made only if the game is still as
-// the caller saw it: Ply moves and, for an online game, revision Rev.
-type Change struct {
-	Ply int   // the moves the caller saw
-	Rev int64 // the revision the caller saw (online games)
-	// Moves replace the game's moves from From on: a move appended is
-	// From = Ply with one move, a takeback From < Ply with none.
-	From   int
-	Moves  []rules.Move
-	Result string
-	// South and North, when not nil, are the players' new names.
-	South, North *string
-	// Online, for an online game, is its new state; its Rev is set to
-	// Rev+1.
-	Online *Online
-	// Next, when not nil, is the game that follows this one (a rematch,
-	// the next game of a series), stored in the same transaction as the
-	// change or not at all, so that of two racing requests for it only
-	// one leaves a game. Update sets its ID, Created and Updated, and
-	// Online.Next to its ID; Online must be set.
-	Next *Game
-	// Notice, when not "", is told to the instances listening on a
-	// shared store (Notifier) by the change's own transaction: they hear
-	// of the change if and only if it is committed. Other stores ignore
-	// it.
-	Notice string
-	// At, when not zero, is when the change happened, for the game's
-	// updated time: a flag falls at its deadline, however late the
-	// server records it. Zero means now.
-	At time.Time
-}
-
 // updated is the game's updated time after c.
-func (c *Change) updated() time.Time {
+func changeUpdated(c *game.Change) time.Time {
 	if c.At.IsZero() {
 		return now()
 	}
@@ -82,25 +20,25 @@ func (c *Change) updated() time.Time {
 
 // Update changes game id as c says, or returns ErrConflict if the game
 // has changed since the caller read it (ErrNotFound if there is none).
-func (co *core) Update(ctx context.Context, id string, c Change) error {
-	if err := c.check(id); err != nil {
+func (co *core) Update(ctx context.Context, id string, c game.Change) error {
+	if err := checkChange(&c, id); err != nil {
 		return err
 	}
-	updated := c.updated()
+	updated := changeUpdated(&c)
 	what, single := "changing a game", false
-	if c.isMove() && co.d.oneStatementMove {
+	if isMove(&c) && co.d.oneStatementMove {
 		what, single = "storing a move", true
 	}
 	return co.eng.write(ctx, what, single, func(t *tx) error { return t.change(id, &c, updated) })
 }
 
 // isMove reports whether c appends one move and changes nothing else.
-func (c *Change) isMove() bool {
+func isMove(c *game.Change) bool {
 	return c.Online == nil && c.South == nil && c.North == nil && c.From == c.Ply && len(c.Moves) == 1
 }
 
 // check refuses a change that makes no sense, and readies its next game.
-func (c *Change) check(id string) error {
+func checkChange(c *game.Change, id string) error {
 	if c.From < 0 || c.From > c.Ply {
 		return fmt.Errorf("changing game %s from move %d of %d: out of range", id, c.From, c.Ply)
 	}
@@ -118,7 +56,7 @@ func (c *Change) check(id string) error {
 }
 
 // GameByInvite returns the online game whose invite code is code.
-func (c *core) GameByInvite(ctx context.Context, code string) (*Game, error) {
+func (c *core) GameByInvite(ctx context.Context, code string) (*game.Game, error) {
 	g, err := c.game(ctx, `o.invite = ?`, code)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("invite: %w", ErrNotFound) // the code is a secret: not in messages
@@ -131,7 +69,7 @@ func (c *core) GameByInvite(ctx context.Context, code string) (*Game, error) {
 
 // OnlineGames lists the online games in progress, the most recently
 // played first.
-func (c *core) OnlineGames(ctx context.Context, limit int) ([]Summary, error) {
+func (c *core) OnlineGames(ctx context.Context, limit int) ([]game.Summary, error) {
 	list, err := summaries(c.pool.query(ctx, c.summaryQuery()+`WHERE o.end_reason = '' AND g.result = '*'
 		ORDER BY g.touched DESC LIMIT ?`, limit))
 	if err != nil {

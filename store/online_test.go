@@ -9,21 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
 // newOnline stores an online game with the given invite, South seated as
 // seat and North's seat free.
-func newOnline(t *testing.T, s Store, invite, seat string) *Game {
+func newOnline(t *testing.T, s Store, invite, seat string) *game.Game {
 	t.Helper()
 	start, _ := rules.NewPosition(6, 4)
-	clock := Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
-	return newGame(t, s, &Game{South: "Naserian", Start: start, Online: &Online{Invite: invite,
+	clock := game.Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
+	return newGame(t, s, &game.Game{South: "Naserian", Start: start, Online: &game.Online{Invite: invite,
 		Seats: [2]string{seat, ""}, Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}})
 }
 
 // onlineOf returns a copy of the online state of game id as stored.
-func onlineOf(t *testing.T, s Store, id string) (*Game, Online) {
+func onlineOf(t *testing.T, s Store, id string) (*game.Game, game.Online) {
 	t.Helper()
 	g, err := s.Game(context.Background(), id)
 	if err != nil {
@@ -81,7 +82,7 @@ func testOnlineGame(t *testing.T, open func() Store) {
 	o.Seats[rules.North] = "seat-north"
 	o.TurnStart = time.Date(2026, 3, 1, 12, 0, 0, 250e6, time.UTC)
 	o.Left[rules.South] = 4*time.Minute + 1500*time.Millisecond
-	if err := s.Update(ctx, g.ID, Change{Ply: 0, Rev: 1, From: 0, Moves: []rules.Move{a}, Result: "*", Online: &o}); err != nil {
+	if err := s.Update(ctx, g.ID, game.Change{Ply: 0, Rev: 1, From: 0, Moves: []rules.Move{a}, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	if o.Rev != 2 {
@@ -97,7 +98,7 @@ func testOnlineGame(t *testing.T, open func() Store) {
 
 	// Stale counts and revisions change nothing.
 	stale := o
-	for _, c := range []Change{
+	for _, c := range []game.Change{
 		{Ply: 1, Rev: 1, From: 1, Moves: []rules.Move{a}, Result: "*", Online: &stale},
 		{Ply: 0, Rev: 2, From: 0, Moves: []rules.Move{a}, Result: "*", Online: &stale},
 		{Ply: 3, Rev: 2, From: 3, Result: "*", Online: &stale},
@@ -106,10 +107,10 @@ func testOnlineGame(t *testing.T, open func() Store) {
 			t.Errorf("update %+v: %v, want ErrConflict", c, err)
 		}
 	}
-	if err := s.Update(ctx, "nosuchgame", Change{Rev: 1, Result: "*", Online: &stale}); !errors.Is(err, ErrNotFound) {
+	if err := s.Update(ctx, "nosuchgame", game.Change{Rev: 1, Result: "*", Online: &stale}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("update of an unknown game: %v, want ErrNotFound", err)
 	}
-	if err := s.Update(ctx, local.ID, Change{Rev: 1, From: 0, Moves: []rules.Move{a}, Result: "*", Online: &stale}); !errors.Is(err, ErrConflict) {
+	if err := s.Update(ctx, local.ID, game.Change{Rev: 1, From: 0, Moves: []rules.Move{a}, Result: "*", Online: &stale}); !errors.Is(err, ErrConflict) {
 		t.Errorf("online update of a local game: %v, want ErrConflict", err)
 	}
 	if got, _ := s.Game(ctx, local.ID); len(got.Moves) != 0 || got.Online != nil {
@@ -121,11 +122,11 @@ func testOnlineGame(t *testing.T, open func() Store) {
 
 	// New names, then a takeback.
 	name := "Sironka"
-	if err := s.Update(ctx, g.ID, Change{Ply: 1, Rev: 2, From: 1, Result: "*", North: &name, Online: &o}); err != nil {
+	if err := s.Update(ctx, g.ID, game.Change{Ply: 1, Rev: 2, From: 1, Result: "*", North: &name, Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	o.TakebackOffer = "n"
-	if err := s.Update(ctx, g.ID, Change{Ply: 1, Rev: 3, From: 0, Result: "*", Online: &o}); err != nil {
+	if err := s.Update(ctx, g.ID, game.Change{Ply: 1, Rev: 3, From: 0, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	if got, st := onlineOf(t, s, g.ID); len(got.Moves) != 0 || got.North != "Sironka" || got.South != "Naserian" ||
@@ -133,7 +134,7 @@ func testOnlineGame(t *testing.T, open func() Store) {
 		t.Errorf("after a rename and a takeback: %+v, %+v", got, st)
 	}
 	// A local game changes without online state.
-	if err := s.Update(ctx, local.ID, Change{Ply: 0, From: 0, Moves: moves(t, "a", "B"), Result: "*"}); err != nil {
+	if err := s.Update(ctx, local.ID, game.Change{Ply: 0, From: 0, Moves: moves(t, "a", "B"), Result: "*"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.Game(ctx, local.ID); len(got.Moves) != 2 {
@@ -161,7 +162,7 @@ func testRacingUpdates(t *testing.T, open func() Store) {
 			wg.Go(func() {
 				mine := o
 				mine.DrawOffer = []string{"s", "n"}[i%2]
-				err := s.Update(ctx, g.ID, Change{Ply: ply, Rev: o.Rev, From: ply, Moves: []rules.Move{a}, Result: "*", Online: &mine})
+				err := s.Update(ctx, g.ID, game.Change{Ply: ply, Rev: o.Rev, From: ply, Moves: []rules.Move{a}, Result: "*", Online: &mine})
 				switch {
 				case err == nil:
 					wins.Add(1)
@@ -192,7 +193,7 @@ func testOnlineLists(t *testing.T, open func() Store) {
 	newGame(t, s, nil) // not online
 	_, o := onlineOf(t, s, resigned.ID)
 	o.End = "resign"
-	if err := s.Update(ctx, resigned.ID, Change{Rev: o.Rev, Result: "0-1", Online: &o}); err != nil {
+	if err := s.Update(ctx, resigned.ID, game.Change{Rev: o.Rev, Result: "0-1", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AppendMove(ctx, won.ID, 0, moves(t, "a")[0], "1-0"); err != nil {
@@ -203,7 +204,7 @@ func testOnlineLists(t *testing.T, open func() Store) {
 	if err := s.AppendMove(ctx, a.ID, 0, moves(t, "a")[0], "*"); err != nil {
 		t.Fatal(err)
 	}
-	ids := func(list []Summary) []string {
+	ids := func(list []game.Summary) []string {
 		var out []string
 		for _, sm := range list {
 			out = append(out, sm.ID)
@@ -260,13 +261,13 @@ func testResumeClocksAndAlive(t *testing.T, open func() Store) {
 	}
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	running, stopped, ended := newOnline(t, s, "r", "s1"), newOnline(t, s, "s", "s2"), newOnline(t, s, "e", "s3")
-	for _, g := range []*Game{running, ended} {
+	for _, g := range []*game.Game{running, ended} {
 		_, o := onlineOf(t, s, g.ID)
 		o.TurnStart = t0
 		if g == ended {
 			o.End = "timeout"
 		}
-		if err := s.Update(ctx, g.ID, Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
+		if err := s.Update(ctx, g.ID, game.Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -288,7 +289,7 @@ func testResumeClocksAndAlive(t *testing.T, open func() Store) {
 	if _, o := onlineOf(t, s, running.ID); !o.TurnStart.Equal(restart.Add(-10*time.Second)) || o.Rev != 3 {
 		t.Errorf("running clock: started %v at revision %d, want %v at 3", o.TurnStart, o.Rev, restart.Add(-10*time.Second))
 	}
-	for _, g := range []*Game{stopped, ended} {
+	for _, g := range []*game.Game{stopped, ended} {
 		if _, o := onlineOf(t, s, g.ID); o.Rev != 1+btoi(g == ended) {
 			t.Errorf("game %s, with no clock running, changed: %+v", g.ID, o)
 		}
@@ -316,7 +317,7 @@ func testTimes(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Start: start}
+	g := &game.Game{Start: start}
 	if err := s.CreateSeriesGame(ctx, 2, g); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func testTimes(t *testing.T, open func() Store) {
 	_, o := onlineOf(t, s, on.ID)
 	turn := time.Date(2026, 3, 1, 15, 4, 5, 123456789, time.FixedZone("EAT", 3*3600))
 	o.TurnStart = turn
-	if err := s.Update(ctx, on.ID, Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
+	if err := s.Update(ctx, on.ID, game.Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	_, st := onlineOf(t, s, on.ID)
@@ -348,7 +349,7 @@ func testTimes(t *testing.T, open func() Store) {
 		t.Errorf("turn start %v, want %v", st.TurnStart, want)
 	}
 	o.TurnStart = time.Time{}
-	if err := s.Update(ctx, on.ID, Change{Rev: st.Rev, Result: "*", Online: &o}); err != nil {
+	if err := s.Update(ctx, on.ID, game.Change{Rev: st.Rev, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	if _, st := onlineOf(t, s, on.ID); !st.TurnStart.IsZero() {

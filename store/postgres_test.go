@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -66,10 +67,10 @@ func TestPostgresMigrations(t *testing.T) {
 				checkKept(t, s)
 			}
 			start, _ := rules.NewPosition(6, 4)
-			if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "k"}); err != nil {
+			if err := s.CreateGame(ctx, &game.Game{Start: start, ImportKey: "k"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.CreateGame(ctx, &Game{Start: start, ImportKey: "k"}); !errors.Is(err, ErrExists) {
+			if err := s.CreateGame(ctx, &game.Game{Start: start, ImportKey: "k"}); !errors.Is(err, ErrExists) {
 				t.Errorf("second import: %v", err)
 			}
 			if v > 0 {

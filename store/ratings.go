@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -45,10 +46,10 @@ type Ratings interface {
 	RatingsOf(ctx context.Context, category string, accountIDs []string) (map[string]rating.Rating, error)
 	// RatingHistory returns the latest limit changes of account id's
 	// rating in category, oldest first.
-	RatingHistory(ctx context.Context, accountID, category string, limit int) ([]RatingChange, error)
+	RatingHistory(ctx context.Context, accountID, category string, limit int) ([]game.RatingChange, error)
 	// GameRatings returns who holds the seats of online game id, with
 	// their ratings in its category and the game's change of them.
-	GameRatings(ctx context.Context, id string) (*GameRatings, error)
+	GameRatings(ctx context.Context, id string) (*game.GameRatings, error)
 	// Leaderboard returns the top limit ratings of category among the
 	// accounts not deleted or disabled that played a rated game there at
 	// or after activeSince and are not provisional at now.
@@ -76,41 +77,6 @@ type PlayerRating struct {
 	Category string
 	rating.Rating
 	Games int // the rated games it played there
-}
-
-// RatingChange is the change of one player's rating by one rated game.
-type RatingChange struct {
-	GameID, AccountID, Category string
-	Side                        rules.Side
-	MovedFirst                  bool
-	Score                       float64 // 1, 0.5 or 0
-	Advantage                   float64 // the first mover's advantage used
-	At                          time.Time
-	// Before is the rating before the game, its deviation grown by the
-	// player's absence up to the game; After the rating after it.
-	Before, After rating.Rating
-}
-
-// SeatAccount is the account that holds a seat.
-type SeatAccount struct {
-	ID, Name string // Name is "" once deleted
-	Bot      bool
-	Status   string
-}
-
-// GameSeat is a seat of a game as the ratings see it.
-type GameSeat struct {
-	Account *SeatAccount   // nil when no account holds the seat
-	Rating  *rating.Rating // the account's rating in the game's category now; nil if none
-	Games   int            // the rated games of that rating
-	Change  *RatingChange  // the game's change of the rating, once rated and ended
-}
-
-// GameRatings are a game's players as the ratings see them.
-type GameRatings struct {
-	Rated    bool
-	Category string
-	Seats    [2]GameSeat // by rules.Side
 }
 
 // BoardEntry is a place on a leaderboard.
@@ -151,22 +117,22 @@ type GameCursor struct {
 
 // PlayerGame is a game of a player.
 type PlayerGame struct {
-	Summary
+	game.Summary
 	Side     rules.Side // the player's
 	Rated    bool
 	Category string
 	// Opponent is the account holding the other seat, nil when none does
 	// (Summary gives the name then); OpponentRating its rating before the
 	// game when it was rated, else in the category now, nil if none.
-	Opponent       *SeatAccount
+	Opponent       *game.SeatAccount
 	OpponentRating *rating.Rating
 	// Change is the game's change of the player's rating, when rated.
-	Change *RatingChange
+	Change *game.RatingChange
 }
 
 // gameCategory is the rating category of g: that of its board and clock
 // for an online game, "" for the others.
-func gameCategory(g *Game) string {
+func gameCategory(g *game.Game) string {
 	if g.Online == nil {
 		return ""
 	}
@@ -186,7 +152,7 @@ var scores = map[string]float64{"1-0": 1, "0-1": 0, "1/2-1/2": 0.5}
 // game's ratings fail the transaction all the same. A game asked to be
 // rated whose seats are not then held by two accounts, not deleted, is
 // stored as casual.
-func (t *tx) rateEnd(id string, c *Change, at time.Time) error {
+func (t *tx) rateEnd(id string, c *game.Change, at time.Time) error {
 	southScore, decided := scores[c.Result]
 	if c.Online == nil || c.Online.End == endAborted || !decided {
 		return nil
@@ -386,17 +352,17 @@ const historyCols = `h.game_id, h.account_id, h.category, h.side, h.moved_first,
 
 // scanChange reads the columns historyCols names, which may all be NULL
 // (a join that found none): then it returns nil.
-func scanChange(dest []any, scan func(dest ...any) error) (*RatingChange, error) {
-	var game, acc, cat, side sql.NullString
+func scanChange(dest []any, scan func(dest ...any) error) (*game.RatingChange, error) {
+	var gameID, acc, cat, side sql.NullString
 	var first sql.NullBool
 	var f [8]sql.NullFloat64
 	var at time.Time
-	err := scan(append(dest, &game, &acc, &cat, &side, &first, &f[0], &f[1], timeCol{&at},
+	err := scan(append(dest, &gameID, &acc, &cat, &side, &first, &f[0], &f[1], timeCol{&at},
 		&f[2], &f[3], &f[4], &f[5], &f[6], &f[7])...)
-	if err != nil || !game.Valid {
+	if err != nil || !gameID.Valid {
 		return nil, err
 	}
-	ch := &RatingChange{GameID: game.String, AccountID: acc.String, Category: cat.String, MovedFirst: first.Bool,
+	ch := &game.RatingChange{GameID: gameID.String, AccountID: acc.String, Category: cat.String, MovedFirst: first.Bool,
 		Score: f[0].Float64, Advantage: f[1].Float64, At: at,
 		Before: rating.Rating{Rating: f[2].Float64, Deviation: f[3].Float64, Volatility: f[4].Float64},
 		After:  rating.Rating{Rating: f[5].Float64, Deviation: f[6].Float64, Volatility: f[7].Float64, At: at}}
@@ -407,7 +373,7 @@ func scanChange(dest []any, scan func(dest ...any) error) (*RatingChange, error)
 	return ch, nil
 }
 
-func (c *core) RatingHistory(ctx context.Context, accountID, category string, limit int) ([]RatingChange, error) {
+func (c *core) RatingHistory(ctx context.Context, accountID, category string, limit int) ([]game.RatingChange, error) {
 	if c.version < ratingsVersion {
 		return nil, errNoRatings
 	}
@@ -416,7 +382,7 @@ func (c *core) RatingHistory(ctx context.Context, accountID, category string, li
 	if err != nil {
 		return nil, fmt.Errorf("reading the rating history of account %s: %w", accountID, err)
 	}
-	var out []RatingChange
+	var out []game.RatingChange
 	for rs.Next() {
 		ch, err := scanChange(nil, rs.Scan)
 		if err != nil {
@@ -440,11 +406,11 @@ type nullAccount struct{ id, name, kind, status sql.NullString }
 
 func (n *nullAccount) dest() []any { return []any{&n.id, &n.name, &n.kind, &n.status} }
 
-func (n *nullAccount) account() *SeatAccount {
+func (n *nullAccount) account() *game.SeatAccount {
 	if !n.id.Valid {
 		return nil
 	}
-	return &SeatAccount{ID: n.id.String, Name: n.name.String, Bot: n.kind.String == AccountBot, Status: n.status.String}
+	return &game.SeatAccount{ID: n.id.String, Name: n.name.String, Bot: n.kind.String == AccountBot, Status: n.status.String}
 }
 
 // nullRating reads a rating's columns, which may be NULL.
@@ -462,7 +428,7 @@ func (n *nullRating) rating() *rating.Rating {
 	return &rating.Rating{Rating: n.r.Float64, Deviation: n.rd.Float64, Volatility: n.vol.Float64, At: n.at}
 }
 
-func (c *core) GameRatings(ctx context.Context, id string) (*GameRatings, error) {
+func (c *core) GameRatings(ctx context.Context, id string) (*game.GameRatings, error) {
 	if c.version < ratingsVersion {
 		return nil, errNoRatings
 	}
@@ -478,7 +444,7 @@ func (c *core) GameRatings(ctx context.Context, id string) (*GameRatings, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the players of game %s: %w", id, err)
 	}
-	gr := &GameRatings{}
+	gr := &game.GameRatings{}
 	n := 0
 	for rs.Next() {
 		var side string
@@ -496,7 +462,7 @@ func (c *core) GameRatings(ctx context.Context, id string) (*GameRatings, error)
 		if side == "n" {
 			s = rules.North
 		}
-		gr.Seats[s] = GameSeat{Account: na.account(), Rating: nr.rating(), Games: games, Change: ch}
+		gr.Seats[s] = game.GameSeat{Account: na.account(), Rating: nr.rating(), Games: games, Change: ch}
 		n++
 	}
 	if err := closeRows(rs); err != nil {
@@ -620,7 +586,7 @@ func (c *core) PlayerGames(ctx context.Context, accountID string, f PlayerGamesF
 		}
 		pg.SeriesID = series.String
 		pg.Online, pg.End = true, end.String
-		if err := pg.decode(start, variant); err != nil {
+		if err := decodeSummary(&pg.Summary, start, variant); err != nil {
 			rs.Close()
 			return nil, err
 		}

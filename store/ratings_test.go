@@ -13,6 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -41,12 +42,12 @@ func newAccount(t *testing.T, s Store, name string) *Account {
 }
 
 // blitz is a 5+2 clock: 8-blitz on 8 holes.
-var blitz = Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
+var blitz = game.Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
 
 // newPairing stores an online game on 8 holes, South to move first
 // unless northFirst, asked to be rated or not, its seats held by south
 // and north (nil: a seat held by a token alone).
-func newPairing(t *testing.T, s Store, south, north *Account, rated, northFirst bool) *Game {
+func newPairing(t *testing.T, s Store, south, north *Account, rated, northFirst bool) *game.Game {
 	t.Helper()
 	ctx := context.Background()
 	start, _ := rules.NewPosition(8, 4)
@@ -54,7 +55,7 @@ func newPairing(t *testing.T, s Store, south, north *Account, rated, northFirst 
 		start = start.WithToMove(rules.North)
 	}
 	seats := [2]string{"seat-s-" + newID(), "seat-n-" + newID()}
-	g := newGame(t, s, &Game{South: "s", North: "n", Start: start, Rated: rated, Online: &Online{Invite: newID(),
+	g := newGame(t, s, &game.Game{South: "s", North: "n", Start: start, Rated: rated, Online: &game.Online{Invite: newID(),
 		Seats: seats, Clock: blitz, Left: [2]time.Duration{blitz.Time, blitz.Time}}})
 	for side, a := range []*Account{south, north} {
 		if a != nil {
@@ -67,10 +68,10 @@ func newPairing(t *testing.T, s Store, south, north *Account, rated, northFirst 
 }
 
 // endGame ends game g as end says with result, at its revision rev.
-func endGame(s Store, g *Game, rev int64, end, result string, at time.Time) error {
+func endGame(s Store, g *game.Game, rev int64, end, result string, at time.Time) error {
 	o := *g.Online
 	o.End, o.TurnStart = end, time.Time{}
-	return s.Update(context.Background(), g.ID, Change{Ply: len(g.Moves), From: len(g.Moves), Rev: rev, Result: result,
+	return s.Update(context.Background(), g.ID, game.Change{Ply: len(g.Moves), From: len(g.Moves), Rev: rev, Result: result,
 		Online: &o, At: at})
 }
 
@@ -154,12 +155,12 @@ func testRatedGameEnd(t *testing.T, open func() Store) {
 	}
 	g2, o := onlineOf(t, s, g.ID)
 	o.RematchOffer = "s"
-	if err := s.Update(ctx, g.ID, Change{Ply: 0, From: 0, Rev: o.Rev, Result: "0-1", Online: &o}); err != nil {
+	if err := s.Update(ctx, g.ID, game.Change{Ply: 0, From: 0, Rev: o.Rev, Result: "0-1", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	_ = g2
 	// And the step itself, run again on the ended game, does nothing.
-	c := Change{Result: "0-1", Online: &o}
+	c := game.Change{Result: "0-1", Online: &o}
 	if err := coreOf(t, s).eng.write(ctx, "rating again", false, func(t *tx) error { return t.rateEnd(g.ID, &c, end) }); err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +198,8 @@ func testRatedGameEnd(t *testing.T, open func() Store) {
 	// A correspondence game is another category.
 	gc := newPairing(t, s, amina, baraka, true, false)
 	o = *gc.Online
-	o.Clock = Clock{Time: 72 * time.Hour, PerMove: true}
-	if err := s.Update(ctx, gc.ID, Change{Rev: 1, Result: "*", Online: &o}); err != nil {
+	o.Clock = game.Clock{Time: 72 * time.Hour, PerMove: true}
+	if err := s.Update(ctx, gc.ID, game.Change{Rev: 1, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	// (The category is the game's from its making: 8-blitz still.)
@@ -219,7 +220,7 @@ func testCasualGames(t *testing.T, open func() Store) {
 	if err := s.AnonymiseAccount(ctx, chausiku.ID); err != nil {
 		t.Fatal(err)
 	}
-	for name, g := range map[string]*Game{
+	for name, g := range map[string]*game.Game{
 		"casual":         newPairing(t, s, amina, baraka, false, false),
 		"a guest's seat": newPairing(t, s, amina, nil, true, false),
 		"oneself":        newPairing(t, s, amina, amina, true, false),
@@ -252,7 +253,7 @@ func testRatedEndsRace(t *testing.T, open func() Store) {
 	hub := newAccount(t, s1, "hub")
 	const n = 6
 	others := make([]*Account, n)
-	games := make([]*Game, n)
+	games := make([]*game.Game, n)
 	for i := range others {
 		others[i] = newAccount(t, s1, fmt.Sprintf("player%d", i))
 		games[i] = newPairing(t, s1, hub, others[i], true, false)
@@ -292,14 +293,14 @@ func testRatedEndsRace(t *testing.T, open func() Store) {
 	// chain, none lost to another.
 	// (A draw between equals changes no rating: such a change is taken
 	// first where another starts from the same rating.)
-	from := map[float64][]RatingChange{}
+	from := map[float64][]game.RatingChange{}
 	for _, ch := range h {
 		from[ch.Before.Rating] = append(from[ch.Before.Rating], ch)
 	}
 	r, chained := RatingParams().InitialRating, 0
 	for len(from[r]) > 0 {
 		list := from[r]
-		i := slices.IndexFunc(list, func(ch RatingChange) bool { return ch.After.Rating == r })
+		i := slices.IndexFunc(list, func(ch game.RatingChange) bool { return ch.After.Rating == r })
 		i = max(i, 0)
 		ch := list[i]
 		from[r] = slices.Delete(list, i, i+1)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
 )
 
@@ -18,7 +19,7 @@ import (
 // advantages, as stored.
 type ratingRows struct {
 	Ratings    []ratingRow
-	History    []RatingChange
+	History    []game.RatingChange
 	Advantages map[string]Advantage
 }
 
@@ -79,7 +80,7 @@ func (c *core) ratingRows(ctx context.Context) (ratingRows, error) {
 	slices.SortFunc(rr.Ratings, func(a, b ratingRow) int {
 		return strings.Compare(a.AccountID+" "+a.Category, b.AccountID+" "+b.Category)
 	})
-	slices.SortFunc(rr.History, func(a, b RatingChange) int {
+	slices.SortFunc(rr.History, func(a, b game.RatingChange) int {
 		return strings.Compare(a.GameID+" "+a.AccountID, b.GameID+" "+b.AccountID)
 	})
 	return rr, nil

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/endodoi/endodoi/play/game"
 )
 
 // A game's review is stored once, read back as it was, replaced by a newer
@@ -73,7 +75,7 @@ func TestConcurrentReviews(t *testing.T) { forEachStore(t, testConcurrentReviews
 func testConcurrentReviews(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
-	var games []*Game
+	var games []*game.Game
 	for range 8 {
 		games = append(games, newGame(t, s, nil))
 	}

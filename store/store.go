@@ -33,64 +33,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
-
-// Computer says which side the computer plays in a game, and at what
-// level; a game between two people has none.
-type Computer struct {
-	Side  rules.Side
-	Level int
-}
-
-// Game is a stored game.
-type Game struct {
-	ID               string
-	Created, Updated time.Time
-	South, North     string // the players' names
-	Start            rules.Position
-	Rules            rules.Rules
-	Moves            []rules.Move
-	Computer         *Computer // nil for two people
-	SeriesID         string    // empty outside a series
-	// Result is the record notation of the outcome: "1-0", "0-1",
-	// "1/2-1/2" or "*" while the game goes on. The caller keeps it up to
-	// date with AppendMove and Truncate.
-	Result string
-	// ImportKey identifies an imported game, so that importing it again
-	// finds the stored one (see CreateGame); empty for other games.
-	ImportKey string
-	// Online is the state of a game played on two devices; nil for the
-	// others.
-	Online *Online
-	// Rated says that the game counts for its players' ratings: asked
-	// for when it is made, kept at its end only if both seats are then
-	// held by two accounts not deleted (see ratings.go).
-	Rated bool
-}
-
-// Summary is a game in a listing.
-type Summary struct {
-	ID               string
-	Created, Updated time.Time
-	South, North     string
-	Holes            int
-	Variant          rules.Variant
-	Moves            int
-	ToMove           rules.Side // the side to move after Moves moves
-	Result           string
-	SeriesID         string
-	Online           bool   // played on two devices
-	End              string // for an online game, Online.End
-}
-
-// Series is a stored series: its target and its games, oldest first.
-type Series struct {
-	ID      string
-	Created time.Time
-	Target  int
-	Games   []Summary
-}
 
 // Store is an open database of games, in SQLite (*SQLite) or PostgreSQL
 // (*Postgres). Its methods are safe for concurrent use. A write returns
@@ -103,13 +48,13 @@ type Store interface {
 	// with that key is stored already, it stores nothing, sets g.ID to that
 	// game's ID and returns an error wrapping ErrExists. A g.SeriesID of no
 	// stored series is ErrNotFound.
-	CreateGame(ctx context.Context, g *Game) error
+	CreateGame(ctx context.Context, g *game.Game) error
 	// CreateSeries starts a series to target wins and returns its ID.
 	CreateSeries(ctx context.Context, target int) (string, error)
 	// CreateSeriesGame starts a series to target wins with g as its first
 	// game, both or neither, and sets g.SeriesID as well as what
 	// CreateGame sets.
-	CreateSeriesGame(ctx context.Context, target int, g *Game) error
+	CreateSeriesGame(ctx context.Context, target int, g *game.Game) error
 	// AppendMove adds move number ply (counted from 0) to game id and sets
 	// its result. It returns ErrConflict unless the game has exactly ply
 	// moves, ErrNotFound if there is no such game.
@@ -121,7 +66,7 @@ type Store interface {
 	// Update changes game id as c says, or returns ErrConflict if the
 	// game has changed since the caller read it (ErrNotFound if there is
 	// none).
-	Update(ctx context.Context, id string, c Change) error
+	Update(ctx context.Context, id string, c game.Change) error
 	// ResumeClocks restarts the running clocks of a server that was last
 	// alive at alive and runs again at now, and returns how many.
 	ResumeClocks(ctx context.Context, alive, now time.Time) (int, error)
@@ -129,27 +74,27 @@ type Store interface {
 	SetAlive(ctx context.Context, t time.Time) error
 
 	// Game returns game id with its moves (ErrNotFound if none).
-	Game(ctx context.Context, id string) (*Game, error)
+	Game(ctx context.Context, id string) (*game.Game, error)
 	// GameByImportKey returns the game stored under import key key.
-	GameByImportKey(ctx context.Context, key string) (*Game, error)
+	GameByImportKey(ctx context.Context, key string) (*game.Game, error)
 	// GameByInvite returns the online game whose invite code is code.
-	GameByInvite(ctx context.Context, code string) (*Game, error)
+	GameByInvite(ctx context.Context, code string) (*game.Game, error)
 	// Games lists games, the most recently changed first.
-	Games(ctx context.Context, limit, offset int) ([]Summary, error)
+	Games(ctx context.Context, limit, offset int) ([]game.Summary, error)
 	// GamesByID returns the summaries of the games ids names that exist,
 	// in the order given.
-	GamesByID(ctx context.Context, ids []string) ([]Summary, error)
+	GamesByID(ctx context.Context, ids []string) ([]game.Summary, error)
 	// GameIDs returns the IDs of every stored game, oldest first.
 	GameIDs(ctx context.Context) ([]string, error)
 	// OnlineGames lists the online games in progress, the most recently
 	// changed first.
-	OnlineGames(ctx context.Context, limit int) ([]Summary, error)
+	OnlineGames(ctx context.Context, limit int) ([]game.Summary, error)
 	// OpenOnlineGames returns the IDs of the online games in progress
 	// last changed before idle (all of them for a zero idle), the oldest
 	// change first.
 	OpenOnlineGames(ctx context.Context, idle time.Time) ([]string, error)
 	// Series returns series id with its games, oldest first.
-	Series(ctx context.Context, id string) (*Series, error)
+	Series(ctx context.Context, id string) (*game.Series, error)
 	// Alive returns when the server was last recorded running, if ever.
 	Alive(ctx context.Context) (time.Time, bool, error)
 	// SeatExists reports whether some online game has a seat whose token
@@ -220,7 +165,7 @@ func parseTime(what, text string) (time.Time, error) {
 
 // decode sets the game's start, rules and computer from their stored
 // forms; both engines store them alike.
-func (g *Game) decode(start, variant string, maxLaps int, side string, level int) error {
+func decodeGame(g *game.Game, start, variant string, maxLaps int, side string, level int) error {
 	what := "game " + g.ID
 	var err error
 	if g.Start, err = rules.ParsePosition(start); err != nil {
@@ -234,7 +179,7 @@ func (g *Game) decode(start, variant string, maxLaps int, side string, level int
 	switch side {
 	case "":
 	case "s", "n":
-		g.Computer = &Computer{Side: rules.South, Level: level}
+		g.Computer = &game.Computer{Side: rules.South, Level: level}
 		if side == "n" {
 			g.Computer.Side = rules.North
 		}
@@ -246,7 +191,7 @@ func (g *Game) decode(start, variant string, maxLaps int, side string, level int
 
 // computerColumns returns the stored forms of g.Computer: its side's
 // letter and its level, or "" and 0 for a game between two people.
-func computerColumns(g *Game) (side string, level int) {
+func computerColumns(g *game.Game) (side string, level int) {
 	if g.Computer == nil {
 		return "", 0
 	}
@@ -255,7 +200,7 @@ func computerColumns(g *Game) (side string, level int) {
 
 // decode sets the summary's holes, side to move and variant from the
 // game's stored start and variant.
-func (sm *Summary) decode(start, variant string) error {
+func decodeSummary(sm *game.Summary, start, variant string) error {
 	what := "game " + sm.ID
 	p, err := rules.ParsePosition(start)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -42,8 +43,8 @@ func testGamesSurviveARestart(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{South: "Naserian", North: "endodoi", Start: start, Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 500},
-		Computer: &Computer{Side: rules.North, Level: 7}, Moves: moves(t, "c")}
+	g := &game.Game{South: "Naserian", North: "endodoi", Start: start, Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 500},
+		Computer: &game.Computer{Side: rules.North, Level: 7}, Moves: moves(t, "c")}
 	if err := s.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func testConflictsAndTakebacks(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Start: start}
+	g := &game.Game{Start: start}
 	if err := s.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func testConcurrentMoves(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Start: start}
+	g := &game.Game{Start: start}
 	if err := s.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func testListingAndSeries(t *testing.T, open func() Store) {
 	var ids []string
 	for i, holes := range []int{6, 8, 10} {
 		start, _ := rules.NewPosition(holes, 4)
-		g := &Game{Start: start, SeriesID: sid}
+		g := &game.Game{Start: start, SeriesID: sid}
 		if i == 2 {
 			g.SeriesID = ""
 		}
@@ -200,16 +201,16 @@ func testListingAndSeries(t *testing.T, open func() Store) {
 		t.Errorf("unknown series: %v", err)
 	}
 	start, _ := rules.NewPosition(6, 4)
-	if err := s.CreateGame(ctx, &Game{Start: start, SeriesID: "nosuchseries"}); !errors.Is(err, ErrNotFound) {
+	if err := s.CreateGame(ctx, &game.Game{Start: start, SeriesID: "nosuchseries"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("game in an unknown series: %v, want ErrNotFound", err)
 	}
 }
 
-func newGame(t *testing.T, s Store, g *Game) *Game {
+func newGame(t *testing.T, s Store, g *game.Game) *game.Game {
 	t.Helper()
 	if g == nil {
 		start, _ := rules.NewPosition(6, 4)
-		g = &Game{Start: start}
+		g = &game.Game{Start: start}
 	}
 	if err := s.CreateGame(context.Background(), g); err != nil {
 		t.Fatal(err)
@@ -367,7 +368,7 @@ func TestSavepointIsolation(t *testing.T) {
 	g1, g2 := newGame(t, s, nil), newGame(t, s, nil)
 	a := moves(t, "a")[0]
 	start, _ := rules.NewPosition(6, 4)
-	bad := &Game{Start: start, SeriesID: "nosuchseries", Moves: moves(t, "a", "B")}
+	bad := &game.Game{Start: start, SeriesID: "nosuchseries", Moves: moves(t, "a", "B")}
 	release := hold(t, s)
 	errs := make([]error, 5)
 	var wg sync.WaitGroup
@@ -389,7 +390,7 @@ func TestSavepointIsolation(t *testing.T) {
 	if !errors.Is(errs[1], ErrConflict) || !errors.Is(errs[2], ErrNotFound) || !errors.Is(errs[4], ErrNotFound) {
 		t.Errorf("bad writes: %v, %v, %v; want ErrConflict, ErrNotFound, ErrNotFound", errs[1], errs[2], errs[4])
 	}
-	for _, g := range []*Game{g1, g2} {
+	for _, g := range []*game.Game{g1, g2} {
 		got, err := s.Game(ctx, g.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -517,7 +518,7 @@ func testImportKey(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
 	start, _ := rules.NewPosition(6, 4)
-	g := newGame(t, s, &Game{Start: start, ImportKey: "sha256:abc", Moves: moves(t, "a", "B")})
+	g := newGame(t, s, &game.Game{Start: start, ImportKey: "sha256:abc", Moves: moves(t, "a", "B")})
 	newGame(t, s, nil)
 	newGame(t, s, nil) // two games without a key: no clash
 	got, err := s.GameByImportKey(ctx, "sha256:abc")
@@ -531,7 +532,7 @@ func testImportKey(t *testing.T, open func() Store) {
 	var stored atomic.Int32
 	for range 10 {
 		wg.Go(func() {
-			again := &Game{Start: start, ImportKey: "sha256:def"}
+			again := &game.Game{Start: start, ImportKey: "sha256:def"}
 			err := s.CreateGame(ctx, again)
 			switch {
 			case err == nil:
@@ -549,7 +550,7 @@ func testImportKey(t *testing.T, open func() Store) {
 	if stored.Load() != 1 {
 		t.Errorf("the same import stored %d times", stored.Load())
 	}
-	dup := &Game{Start: start, ImportKey: "sha256:abc"}
+	dup := &game.Game{Start: start, ImportKey: "sha256:abc"}
 	if err := s.CreateGame(ctx, dup); !errors.Is(err, ErrExists) || dup.ID != g.ID {
 		t.Errorf("importing again: %v, ID %s; want ErrExists and %s", err, dup.ID, g.ID)
 	}
@@ -565,7 +566,7 @@ func testSeriesGame(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	s := open()
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Start: start, Moves: moves(t, "a")}
+	g := &game.Game{Start: start, Moves: moves(t, "a")}
 	if err := s.CreateSeriesGame(ctx, 3, g); err != nil {
 		t.Fatal(err)
 	}
@@ -576,8 +577,8 @@ func testSeriesGame(t *testing.T, open func() Store) {
 	if !sr.Created.Equal(g.Created) || g.Created.IsZero() {
 		t.Errorf("series created %v, game %v", sr.Created, g.Created)
 	}
-	newGame(t, s, &Game{Start: start, ImportKey: "k"})
-	bad := &Game{Start: start, ImportKey: "k"}
+	newGame(t, s, &game.Game{Start: start, ImportKey: "k"})
+	bad := &game.Game{Start: start, ImportKey: "k"}
 	if err := s.CreateSeriesGame(ctx, 3, bad); !errors.Is(err, ErrExists) {
 		t.Fatalf("series with a game that cannot be stored: %v", err)
 	}
@@ -593,7 +594,7 @@ func TestStoredTimes(t *testing.T) {
 	s := open(t, path)
 	defer s.Close()
 	start, _ := rules.NewPosition(6, 4)
-	g := &Game{Start: start}
+	g := &game.Game{Start: start}
 	if err := s.CreateSeriesGame(ctx, 2, g); err != nil {
 		t.Fatal(err)
 	}

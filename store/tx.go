@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -56,7 +57,7 @@ func (t *tx) insertSeries(id string, created time.Time, target int) error {
 // in the order of changes (tx.touch or tx.touchAt) and, for an online
 // game, at revision rev: a new game is at revision 1, a copied one where
 // it was.
-func (t *tx) insertGame(g *Game, touched any, rev int64) error {
+func (t *tx) insertGame(g *game.Game, touched any, rev int64) error {
 	side, level := computerColumns(g)
 	var series, key any
 	if g.SeriesID != "" {
@@ -104,7 +105,7 @@ func (t *tx) insertGame(g *Game, touched any, rev int64) error {
 
 // onlineArgs are the values of online's columns from south_seat to
 // next_game.
-func onlineArgs(o *Online) []any {
+func onlineArgs(o *game.Online) []any {
 	return []any{o.Seats[rules.South], o.Seats[rules.North], o.Clock.Time.Milliseconds(), o.Clock.Increment.Milliseconds(),
 		o.Clock.PerMove, o.Left[rules.South].Milliseconds(), o.Left[rules.North].Milliseconds(), o.TurnStart, o.End,
 		o.DrawOffer, o.TakebackOffer, o.RematchOffer, o.Next}
@@ -207,8 +208,8 @@ func (t *tx) notify(notice string) error {
 }
 
 // change makes c on game id, whose updated time becomes updated.
-func (t *tx) change(id string, c *Change, updated time.Time) error {
-	if c.isMove() {
+func (t *tx) change(id string, c *game.Change, updated time.Time) error {
+	if isMove(c) {
 		return t.appendMove(id, c.Ply, c.Moves[0], c.Result, updated, c.Notice)
 	}
 	if err := t.setMoves(id, c.Ply, c.From+len(c.Moves), c.Result, updated); err != nil {
@@ -248,7 +249,7 @@ func (t *tx) change(id string, c *Change, updated time.Time) error {
 // updateOnline sets the online state of game id, which must be at
 // revision rev, and sends notice with the same statement, only if the
 // guard held.
-func (t *tx) updateOnline(id string, rev int64, o *Online, notice string) error {
+func (t *tx) updateOnline(id string, rev int64, o *game.Online, notice string) error {
 	const update = `UPDATE online SET south_seat = ?, north_seat = ?, clock_ms = ?, increment_ms = ?, per_move = ?,
 		south_ms = ?, north_ms = ?, turn_start = ?, end_reason = ?, draw_offer = ?, takeback_offer = ?,
 		rematch_offer = ?, next_game = ?, rev = ? WHERE game_id = ? AND rev = ?`

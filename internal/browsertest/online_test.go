@@ -14,8 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/endodoi/endodoi/store"
+	"github.com/endodoi/endodoi/play/game"
 )
 
 // onlineView is the "online" part of an online game in the API.
@@ -371,7 +370,7 @@ func TestOnlineClockRunsOut(t *testing.T) {
 	}
 	o := *stored.Online
 	o.TurnStart = time.Now().Add(-57 * time.Second)
-	if err := a.st.Update(ctx, id, store.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
+	if err := a.st.Update(ctx, id, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	if code := a.seatAPI("POST", "/api/games/"+id+"/actions", tokens["n"], `{"action": "draw-offer", "ply": 2}`); code != http.StatusOK {

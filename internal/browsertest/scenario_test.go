@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // scenario is an online game between two pages, with a spectator's.
@@ -365,7 +365,7 @@ func TestPlayersScenario(t *testing.T) {
 	}
 	o := *stored.Online
 	o.Left[rules.North] = 6 * time.Second
-	if err := a.st.Update(ctx, next, store.Change{Ply: 0, Rev: o.Rev, From: 0, Result: "*", Online: &o}); err != nil {
+	if err := a.st.Update(ctx, next, game.Change{Ply: 0, Rev: o.Rev, From: 0, Result: "*", Online: &o}); err != nil {
 		t.Fatalf("cutting Bob's time: %v", err)
 	}
 	g = sc.move()

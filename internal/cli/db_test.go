@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -40,7 +41,7 @@ func dbWithGames(t *testing.T, n int) (string, string) {
 				t.Fatal(err)
 			}
 		}
-		if err := st.CreateGame(ctx, &store.Game{Start: start, Rules: r, Moves: g.Moves()}); err != nil {
+		if err := st.CreateGame(ctx, &game.Game{Start: start, Rules: r, Moves: g.Moves()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +76,7 @@ func TestDBCheck(t *testing.T) {
 	}
 	start, _ := rules.NewPosition(6, 4)
 	bad, _ := rules.ParseMove("A") // North's hole, with South to move
-	g := &store.Game{Start: start, Rules: rules.Rules{MaxLaps: 500}, Moves: []rules.Move{bad}}
+	g := &game.Game{Start: start, Rules: rules.Rules{MaxLaps: 500}, Moves: []rules.Move{bad}}
 	if err := st.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -38,18 +39,18 @@ func fillForCopy(t *testing.T, st store.Store) {
 		return ms
 	}
 	start, _ := rules.NewPosition(6, 4)
-	local := &store.Game{South: "Naserian", North: "endodoi", Start: start, Rules: rules.Rules{MaxLaps: 500},
-		Computer: &store.Computer{Side: rules.North, Level: 5}, Moves: mv("c", "D")}
+	local := &game.Game{South: "Naserian", North: "endodoi", Start: start, Rules: rules.Rules{MaxLaps: 500},
+		Computer: &game.Computer{Side: rules.North, Level: 5}, Moves: mv("c", "D")}
 	check(st.CreateGame(ctx, local))
 	check(st.AppendMove(ctx, local.ID, 2, mv("f")[0], "*"))
-	check(st.CreateGame(ctx, &store.Game{South: "Leshan", North: "Sironka", Start: start, Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 300}}))
-	first := &store.Game{Start: start, Moves: mv("a", "B"), Result: "1-0"}
+	check(st.CreateGame(ctx, &game.Game{South: "Leshan", North: "Sironka", Start: start, Rules: rules.Rules{Variant: rules.Cross, MaxLaps: 300}}))
+	first := &game.Game{Start: start, Moves: mv("a", "B"), Result: "1-0"}
 	check(st.CreateSeriesGame(ctx, 3, first))
-	check(st.CreateGame(ctx, &store.Game{Start: start.WithToMove(rules.North), SeriesID: first.SeriesID}))
-	check(st.CreateGame(ctx, &store.Game{Start: start, ImportKey: "sha256:feed", Moves: mv("a"), Result: "*"}))
-	clock := store.Clock{Time: 10 * time.Minute, Increment: 5 * time.Second}
+	check(st.CreateGame(ctx, &game.Game{Start: start.WithToMove(rules.North), SeriesID: first.SeriesID}))
+	check(st.CreateGame(ctx, &game.Game{Start: start, ImportKey: "sha256:feed", Moves: mv("a"), Result: "*"}))
+	clock := game.Clock{Time: 10 * time.Minute, Increment: 5 * time.Second}
 	for i, invite := range []string{"inviteA", "inviteB"} {
-		g := &store.Game{South: "Kakuta", Start: start, Online: &store.Online{Invite: invite,
+		g := &game.Game{South: "Kakuta", Start: start, Online: &game.Online{Invite: invite,
 			Seats: [2]string{"seat" + invite, ""}, Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}}
 		check(st.CreateGame(ctx, g))
 		if i == 0 {
@@ -57,7 +58,7 @@ func fillForCopy(t *testing.T, st store.Store) {
 			o.Seats[rules.North] = "seat-north"
 			o.TurnStart = time.Date(2026, 3, 1, 9, 30, 0, 42e6, time.UTC)
 			o.DrawOffer = "n"
-			check(st.Update(ctx, g.ID, store.Change{Ply: 0, Rev: o.Rev, From: 0, Moves: mv("b"), Result: "*", Online: &o}))
+			check(st.Update(ctx, g.ID, game.Change{Ply: 0, Rev: o.Rev, From: 0, Moves: mv("b"), Result: "*", Online: &o}))
 		}
 	}
 	check(st.SetAlive(ctx, time.Date(2026, 3, 1, 9, 31, 0, 7e6, time.UTC)))
