@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"testing"
@@ -73,15 +74,27 @@ func TestSowingsBounded(t *testing.T) {
 // TestSownOnce: a move played through the table keeps the sowing it was
 // played with; the game's undo drops it with the move.
 func TestSownOnce(t *testing.T) {
-	g := playedGame(t, 4)
-	m := g.Board().LegalMoves()[0]
-	sw, err := g.board.PlayTraced(m)
+	ctx := context.Background()
+	tb := newTable(t)
+	start, err := rules.NewPosition(8, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.sowings = append(g.sowings, &sw)
-	if last := g.LastSowing(); last != &sw {
-		t.Errorf("the last sowing was traced again: %p, not %p", last, &sw)
+	g, _, err := tb.Create(ctx, &game.Game{Start: start, Result: "*"}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Change
+	for ply := range 4 {
+		if c, err = tb.Move(ctx, g, Device, g.Board().LegalMoves()[0].String(), &ply); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last := g.LastSowing(); c.Sowing == nil || last != c.Sowing {
+		t.Errorf("the last sowing was traced again: %p, not the move's %p", last, c.Sowing)
+	}
+	if got, _ := g.Sowings(1 << 30); &got[3] == c.Sowing || !reflect.DeepEqual(got[3], *c.Sowing) {
+		t.Errorf("the listed sowing of the last move differs from the move's")
 	}
 	g.undoTo(2)
 	if got, _ := g.Sowings(1 << 30); len(got) != 2 || len(g.sowings) != 2 {

@@ -33,7 +33,7 @@ func (t *Table) act(ctx context.Context, g *Game, side rules.Side, action string
 	if err := g.checkPly(ply); err != nil {
 		return Change{}, err
 	}
-	now := time.Now()
+	now := t.Clock.Now()
 	if up, err := t.TimeIsUp(ctx, g, now); err != nil {
 		return Change{}, err
 	} else if up && action != "rematch" {
@@ -159,6 +159,7 @@ func (t *Table) rematch(ctx context.Context, g *Game, o *game.Online, side rules
 	}
 	c := o.Clock
 	next.Online = &game.Online{Invite: newInvite(), Seats: o.Seats, Clock: c, Left: [2]time.Duration{c.Time, c.Time}}
+	next.Created = t.Clock.Now()
 	o.RematchOffer = ""
 	// The next game is stored with the state that names it, in one
 	// transaction: of two requests racing for it (on two instances), one

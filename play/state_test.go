@@ -8,19 +8,28 @@ import (
 
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
+	"github.com/endodoi/endodoi/internal/clock"
+	"github.com/endodoi/endodoi/play/memory"
 )
 
-// newTable returns a table over a new store.
+// epoch is when the tests' fake clocks start: years from now, so that a
+// reading of the system's clock instead is seen.
+var epoch = time.Date(2040, 1, 1, 9, 0, 0, 0, time.UTC)
+
+// newTable returns a table over a new store in memory, both on a fake
+// clock that the test moves (tb.Clock.(*clock.Fake)).
 func newTable(t *testing.T) *Table {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir()+"/games.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return NewTable(st, nil)
+	fake := clock.NewFake(epoch)
+	st := memory.New()
+	st.Clock = fake
+	tb := NewTable(st, nil)
+	tb.Clock = fake
+	return tb
 }
+
+// fakeClock is the fake clock of a table made by newTable.
+func fakeClock(tb *Table) *clock.Fake { return tb.Clock.(*clock.Fake) }
 
 // TestChangeState: every change carries the state it left, the one
 // OnChange is told, and the same as a fresh load of the game shows: its

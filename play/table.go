@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -61,6 +62,9 @@ type Table struct {
 	// ViewLaps bounds the laps of the sowings a State lists (0: no bound):
 	// nothing but the repetition rule bounds a game's length.
 	ViewLaps int
+	// Clock tells the time of every change and of the clocks' reading:
+	// clock.Real unless a test moves it by hand.
+	Clock clock.Clock
 	// ratings keeps the players of the games shown lately (ratings.go).
 	ratings ratingsCache
 }
@@ -68,7 +72,7 @@ type Table struct {
 // NewTable returns a table over st; notice, if not nil, writes the notice
 // of each change for the other instances.
 func NewTable(st Store, notice func(Notice) string) *Table {
-	return &Table{store: st, notice: notice}
+	return &Table{store: st, notice: notice, Clock: clock.Real}
 }
 
 // Notice is what the other instances are told of a change of a game.
@@ -143,7 +147,7 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 		ch.Notice = t.notice(n)
 	}
 	if e.at.IsZero() {
-		e.at = time.Now()
+		e.at = t.Clock.Now()
 	}
 	e.at = e.at.UTC().Truncate(time.Millisecond)
 	ch.At = e.at
@@ -160,7 +164,7 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	if e.north != nil {
 		g.info.North = *e.north
 	}
-	c := Change{Event: e.event, Sowing: e.sowing, State: g.state(time.Now(), t.ViewLaps)}
+	c := Change{Event: e.event, Sowing: e.sowing, State: g.state(t.Clock.Now(), t.ViewLaps)}
 	if err := t.readSeries(ctx, &c.State); err != nil {
 		// The change is stored and g is as it left it; only what shows
 		// it failed.
@@ -201,6 +205,9 @@ func (t *Table) Create(ctx context.Context, sg *game.Game, board *rules.Game, se
 		}
 	}
 	sg.Result = startResult(sg, board)
+	if sg.Created.IsZero() {
+		sg.Created = t.Clock.Now()
+	}
 	if series > 0 {
 		err = t.store.CreateSeriesGame(ctx, series, sg)
 	} else {

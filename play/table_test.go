@@ -71,8 +71,10 @@ func TestMoveOnFallenFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	late := time.Now().Add(2 * time.Minute)
-	_, err = tb.play(ctx, g, seat, g.Board().LegalMoves()[0], late)
+	// A minute on the clock: at 59.999 s the move counts, at 60 s it is late.
+	fakeClock(tb).Advance(time.Minute)
+	ply := 2
+	_, err = tb.Move(ctx, g, seat, g.Board().LegalMoves()[0].String(), &ply)
 	if !isKind(err, ErrGameOver) {
 		t.Fatalf("a move after the flag fell: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -210,8 +211,8 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	if key := account.LimitKey(body.Name); key != "" {
 		if ok, wait := s.accounts.names.allow(key, time.Now()); !ok {
-			s.fail(w, r, &apiError{status: http.StatusTooManyRequests, retryAfter: int(wait/time.Second) + 1,
-				msg: "too many sign-in attempts on this name; try again later"})
+			s.fail(w, r, &api.Error{Status: http.StatusTooManyRequests, RetryAfter: int(wait/time.Second) + 1,
+				Msg: "too many sign-in attempts on this name; try again later"})
 			return
 		}
 	}
@@ -333,7 +334,7 @@ func (s *Server) myGames(w http.ResponseWriter, r *http.Request, a *store.Accoun
 		return
 	}
 	type seatGameView struct {
-		summaryView
+		api.Summary
 		Side string `json:"side"` // the account's
 	}
 	out := make([]seatGameView, 0, len(views))

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
@@ -24,8 +25,8 @@ func (req *boardRequest) replay() (*rules.Game, *rules.Sowing, error) {
 	if req.Position == "" {
 		return nil, nil, errorf(http.StatusBadRequest, "no position given")
 	}
-	ng := newGameRequest{Position: req.Position, Variant: req.Variant, MaxLaps: req.MaxLaps}
-	sg, err := ng.game()
+	ng := api.NewGame{Position: req.Position, Variant: req.Variant, MaxLaps: req.MaxLaps}
+	sg, err := ng.Game()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,14 +57,14 @@ func (req *boardRequest) replay() (*rules.Game, *rules.Sowing, error) {
 
 // boardView answers POST /api/position.
 type boardView struct {
-	Position   string      `json:"position"`
-	Positions  []string    `json:"positions"` // after 0, 1, ... moves
-	ToMove     string      `json:"toMove"`
-	LegalMoves []string    `json:"legalMoves"`
-	Status     string      `json:"status"`
-	Result     string      `json:"result"`
-	Score      scoreView   `json:"score"`
-	Sowing     *sowingView `json:"sowing,omitempty"` // the last move's
+	Position   string           `json:"position"`
+	Positions  []string         `json:"positions"` // after 0, 1, ... moves
+	ToMove     string           `json:"toMove"`
+	LegalMoves []string         `json:"legalMoves"`
+	Status     string           `json:"status"`
+	Result     string           `json:"result"`
+	Score      gameview.Score   `json:"score"`
+	Sowing     *gameview.Sowing `json:"sowing,omitempty"` // the last move's
 }
 
 // position answers with the position after the request's moves, its
@@ -90,7 +91,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Score.South, v.Score.North = g.Score()
 	if sw != nil {
-		sv := newSowingView(*sw)
+		sv := gameview.NewSowing(*sw)
 		v.Sowing = &sv
 	}
 	writeJSON(w, http.StatusOK, v)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -21,18 +22,18 @@ const (
 )
 
 type challengeView struct {
-	ID       string       `json:"id"`
-	From     playerView   `json:"from"`
-	To       playerView   `json:"to"`
-	Holes    int          `json:"holes"`
-	Seeds    int          `json:"seeds"`
-	Variant  string       `json:"variant"`
-	Clock    clockRequest `json:"clock"`
-	Rated    bool         `json:"rated"`
-	Side     string       `json:"side"`
-	Category string       `json:"category"`
-	Created  time.Time    `json:"created"`
-	Expires  time.Time    `json:"expires"`
+	ID       string     `json:"id"`
+	From     playerView `json:"from"`
+	To       playerView `json:"to"`
+	Holes    int        `json:"holes"`
+	Seeds    int        `json:"seeds"`
+	Variant  string     `json:"variant"`
+	Clock    api.Clock  `json:"clock"`
+	Rated    bool       `json:"rated"`
+	Side     string     `json:"side"`
+	Category string     `json:"category"`
+	Created  time.Time  `json:"created"`
+	Expires  time.Time  `json:"expires"`
 }
 
 func newChallengeView(ch *store.LobbyChallenge, ratings map[string]ratingInfo) challengeView {

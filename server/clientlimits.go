@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
@@ -124,7 +125,7 @@ func newClientLimits(c ClientLimits) *clientLimits {
 
 // tooMany is a 429 answer that says when to try again.
 func tooMany(wait time.Duration, format string, args ...any) error {
-	return &apiError{status: http.StatusTooManyRequests, retryAfter: int(wait/time.Second) + 1, msg: fmt.Sprintf(format, args...)}
+	return &api.Error{Status: http.StatusTooManyRequests, RetryAfter: int(wait/time.Second) + 1, Msg: fmt.Sprintf(format, args...)}
 }
 
 // waitText says a wait in words: seconds, or minutes when long.
@@ -142,8 +143,8 @@ func (l *clientLimits) openLive(client netip.Prefix) (func(), error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.all >= l.lim.MaxLive {
-		return nil, &apiError{status: http.StatusServiceUnavailable, retryAfter: 10,
-			msg: "the server holds as many live connections as it can; try again in a moment"}
+		return nil, &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 10,
+			Msg: "the server holds as many live connections as it can; try again in a moment"}
 	}
 	if !limitedClient(client) {
 		client = netip.Prefix{} // counted in all alone

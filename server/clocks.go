@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -26,7 +27,7 @@ const outage = Heartbeat + Heartbeat/2
 // a flag falls on time whether or not anyone is connected.
 type clockWatch struct {
 	mu     sync.Mutex
-	timers map[string]*time.Timer
+	timers map[string]clock.Timer
 }
 
 // watch (re)schedules the timer of game g after a change, and notes its
@@ -49,7 +50,7 @@ func (cw *clockWatch) at(s *Server, id string, at time.Time) {
 		return
 	}
 	// A little after the deadline, so that the flag has surely fallen.
-	cw.timers[id] = time.AfterFunc(time.Until(at)+10*time.Millisecond, func() { s.flag(id) })
+	cw.timers[id] = s.clock.AfterFunc(at.Sub(s.clock.Now())+10*time.Millisecond, func() { s.flag(id) })
 }
 
 func (cw *clockWatch) stopAll() {
@@ -69,7 +70,7 @@ func (s *Server) flag(id string) {
 		return
 	}
 	err := s.table.With(ctx, id, func(g *play.Game) error {
-		up, err := s.table.TimeIsUp(ctx, g, time.Now())
+		up, err := s.table.TimeIsUp(ctx, g, s.clock.Now())
 		if err == nil && !up {
 			s.clocks.watch(s, g)
 		}
@@ -109,7 +110,7 @@ func (s *Server) checkClocks(ctx context.Context) {
 
 // expireIdle ends the online games nobody touched for IdleExpiry.
 func (s *Server) expireIdle(ctx context.Context) {
-	now := time.Now()
+	now := s.clock.Now()
 	ids, err := s.store.OpenOnlineGames(ctx, now.Add(-IdleExpiry))
 	if err != nil {
 		s.log.Warn("listing idle games", "err", err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -191,9 +192,9 @@ func (s *Server) relay(id, event string, withSowing bool) {
 		if err != nil {
 			return nil
 		}
-		var sw *sowingView
+		var sw *gameview.Sowing
 		if last := g.LastSowing(); withSowing && last != nil {
-			sv := newSowingView(*last)
+			sv := gameview.NewSowing(*last)
 			sw = &sv
 		}
 		s.live.broadcastGame(id, &v, event, sw)

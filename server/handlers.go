@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
@@ -17,121 +18,13 @@ import (
 	"github.com/endodoi/endodoi/store"
 )
 
-// newGameRequest is the body of POST /api/games.
-type newGameRequest struct {
-	Holes    int     `json:"holes"`    // default 8
-	Seeds    int     `json:"seeds"`    // default 4
-	Position string  `json:"position"` // a start position instead of holes and seeds
-	Variant  string  `json:"variant"`  // default standard
-	MaxLaps  int     `json:"maxLaps"`  // default 1000
-	First    string  `json:"first"`    // "s" (default) or "n"
-	South    *string `json:"south"`    // absent or null: no name
-	North    *string `json:"north"`
-	Computer *struct {
-		Side  string `json:"side"`  // "s" or "n"
-		Level int    `json:"level"` // 1 to 10
-	} `json:"computer"` // absent for two people on one device
-	Series int `json:"series"` // wins that take a series; 0 for a single game
-
-	// An online game: the creator's side and name, and the time control.
-	Online bool          `json:"online"`
-	Side   string        `json:"side"` // "s", "n" or "random"
-	Name   *string       `json:"name"`
-	Clock  *clockRequest `json:"clock"`
-}
-
-func parseSide(s, what string) (rules.Side, error) {
-	switch s {
-	case "s", "south", "South":
-		return rules.South, nil
-	case "n", "north", "North":
-		return rules.North, nil
-	}
-	return rules.South, errorf(http.StatusBadRequest, "%s %q: want \"s\" or \"n\"", what, s)
-}
-
-// optionalName checks a name a request may leave out (nil): one given
-// must pass displayName.
-func optionalName(name *string, who string) (string, error) {
-	if name == nil {
-		return "", nil
-	}
-	return displayName(*name, who)
-}
-
-func (req *newGameRequest) game() (*game.Game, error) {
-	g := &game.Game{Result: "*"}
-	var err error
-	if g.South, err = optionalName(req.South, "South"); err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
-	}
-	if g.North, err = optionalName(req.North, "North"); err != nil {
-		return nil, errorf(http.StatusBadRequest, "%v", err)
-	}
-	if req.Variant != "" {
-		if g.Rules.Variant, err = rules.ParseVariant(req.Variant); err != nil {
-			return nil, errorf(http.StatusBadRequest, "%v", err)
-		}
-	}
-	if req.MaxLaps < 0 || req.MaxLaps > MaxLaps {
-		return nil, errorf(http.StatusBadRequest, "maxLaps %d out of range (1 to %d)", req.MaxLaps, MaxLaps)
-	}
-	g.Rules.MaxLaps = req.MaxLaps
-	g.Rules = g.Rules.Canonical()
-	if req.Position != "" {
-		if req.Holes != 0 || req.Seeds != 0 {
-			return nil, errorf(http.StatusBadRequest, "give a position or holes and seeds, not both")
-		}
-		if g.Start, err = rules.ParsePosition(req.Position); err != nil {
-			return nil, errorf(http.StatusBadRequest, "%v", err)
-		}
-	} else {
-		holes, seeds := cmp(req.Holes, rules.DefaultHoles), cmp(req.Seeds, rules.DefaultStartSeeds)
-		if g.Start, err = rules.NewPosition(holes, seeds); err != nil {
-			return nil, errorf(http.StatusBadRequest, "%v", err)
-		}
-	}
-	if req.First != "" {
-		first, err := sideOrRandom(req.First, "first")
-		if err != nil {
-			return nil, err
-		}
-		if req.Position != "" && first != g.Start.ToMove() {
-			return nil, errorf(http.StatusBadRequest, "the position says who moves first")
-		}
-		g.Start = g.Start.WithToMove(first)
-	}
-	if c := req.Computer; c != nil {
-		side, err := parseSide(c.Side, "computer side")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := engine.Level(c.Level); err != nil {
-			return nil, errorf(http.StatusBadRequest, "computer %v", err)
-		}
-		g.Computer = &game.Computer{Side: side, Level: c.Level}
-	}
-	return g, nil
-}
-
-// cmp returns v, or def when v is zero.
-func cmp(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
-	var req newGameRequest
+	var req api.NewGame
 	if err := decode(w, r, &req, true); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	sg, err := req.game()
-	if err == nil && req.Series != 0 {
-		err = checkSeries(&req)
-	}
+	sg, err := req.Game()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -140,22 +33,7 @@ func (s *Server) createGame(w http.ResponseWriter, r *http.Request) {
 		s.createOnline(w, r, &req, sg)
 		return
 	}
-	if req.Side != "" || req.Name != nil || req.Clock != nil {
-		s.fail(w, r, errorf(http.StatusBadRequest, "side, name and clock are for online games (\"online\": true)"))
-		return
-	}
 	s.create(w, r, sg, nil, req.Series)
-}
-
-// checkSeries checks the series that the request starts.
-func checkSeries(req *newGameRequest) error {
-	if _, err := rules.NewSeries(req.Series); err != nil {
-		return errorf(http.StatusBadRequest, "%v", err)
-	}
-	if req.Position != "" {
-		return errorf(http.StatusBadRequest, "a series is played from the start: give holes and seeds, not a position")
-	}
-	return nil
 }
 
 // create stores a new game, and with series > 0 the series to that many
@@ -191,7 +69,7 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 		if offset, err = queryInt(r, "offset", 0, 0, 1<<30); err == nil {
 			var list []game.Summary
 			if list, err = s.store.Games(r.Context(), limit, offset); err == nil {
-				var views []summaryView
+				var views []api.Summary
 				if views, err = s.summaries(r.Context(), list); err == nil {
 					writeJSON(w, http.StatusOK, map[string]any{"games": views})
 					return
@@ -218,10 +96,10 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 	}
 	// A record's names are optional: an empty one is no name.
 	if rec.South != "" {
-		sg.South, err = displayName(rec.South, "South")
+		sg.South, err = api.DisplayName(rec.South, "South")
 	}
 	if err == nil && rec.North != "" {
-		sg.North, err = displayName(rec.North, "North")
+		sg.North, err = api.DisplayName(rec.North, "North")
 	}
 	if err != nil {
 		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "%v", err))
@@ -270,14 +148,6 @@ func (s *Server) getGame(w http.ResponseWriter, r *http.Request, g *play.Game) e
 	return s.answerAsker(w, r, g)
 }
 
-// moveRequest is the body of POST /api/games/{id}/moves.
-type moveRequest struct {
-	Move string `json:"move"`
-	// Ply, if given, is the number of moves the player saw: a move made
-	// on a stale view of the game is refused with 409.
-	Ply *int `json:"ply"`
-}
-
 // playMove answers POST /api/games/{id}/moves: a move of a game on one
 // device, or of a seat of an online game.
 func (s *Server) playMove(w http.ResponseWriter, r *http.Request, g *play.Game) error {
@@ -285,7 +155,7 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request, g *play.Game) 
 	if err != nil {
 		return err
 	}
-	var req moveRequest
+	var req api.Move
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
@@ -309,18 +179,6 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-// plyRequest is the body of the requests whose only field is the stale
-// view guard: the computer's move and a takeback.
-type plyRequest struct {
-	Ply *int `json:"ply"`
-}
-
-// actionRequest is the body of POST /api/games/{id}/actions.
-type actionRequest struct {
-	Action string `json:"action"`
-	Ply    *int   `json:"ply"`
-}
-
 // actions answers POST /api/games/{id}/actions: resign, for a game played
 // on one device, which needs no seat (like its moves, the game belongs to
 // whoever has it open); for an online game, an action of a seat.
@@ -329,7 +187,7 @@ func (s *Server) actions(w http.ResponseWriter, r *http.Request, g *play.Game) e
 	if err != nil {
 		return err
 	}
-	var req actionRequest
+	var req api.Action
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
@@ -356,7 +214,7 @@ func (s *Server) listByID(w http.ResponseWriter, r *http.Request, ids []string) 
 	}
 	list, err := s.store.GamesByID(r.Context(), ids)
 	if err == nil {
-		var views []summaryView
+		var views []api.Summary
 		if views, err = s.summaries(r.Context(), list); err == nil {
 			writeJSON(w, http.StatusOK, map[string]any{"games": views})
 			return
@@ -378,13 +236,13 @@ func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	type liveSummary struct {
-		summaryView
+		api.Summary
 		Watchers int `json:"watchers"`
 	}
 	views := make([]liveSummary, 0, len(list))
 	for _, sm := range list {
 		_, watchers := s.live.presence(sm.ID)
-		views = append(views, liveSummary{newSummaryView(sm), watchers})
+		views = append(views, liveSummary{api.NewSummary(sm), watchers})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"games": views})
 }
@@ -394,7 +252,7 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, g *play.Ga
 	if _, err := s.seatOf(r, g); err != nil {
 		return err
 	}
-	var req plyRequest
+	var req api.Ply
 	if err := decode(w, r, &req, true); err != nil {
 		return err
 	}
@@ -423,7 +281,7 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, g *play.Game) 
 	if _, err := s.seatOf(r, g); err != nil {
 		return err
 	}
-	var req plyRequest
+	var req api.Ply
 	if err := decode(w, r, &req, false); err != nil {
 		return err
 	}
@@ -433,24 +291,6 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, g *play.Game) 
 	}
 	s.answerChange(w, ch)
 	return nil
-}
-
-// lineView is one analysed move.
-type lineView struct {
-	Move  string   `json:"move"`
-	Score float64  `json:"score"` // future capture margin of the side to move, in seeds
-	Exact bool     `json:"exact"`
-	Final float64  `json:"final"` // expected final margin from South's view
-	PV    []string `json:"pv"`
-}
-
-func newLineView(p rules.Position, m rules.Move, score engine.Score, exact bool, pv []rules.Move) lineView {
-	v := lineView{Move: m.String(), Score: score.Seeds(), Exact: exact, PV: []string{}}
-	v.Final = rules.FinalMargin(p, score.Seeds(), 1)
-	for _, x := range pv {
-		v.PV = append(v.PV, x.String())
-	}
-	return v
 }
 
 // hint answers with the engine's best move for the side to move.
@@ -471,7 +311,7 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, g *play.Game) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newLineView(p, res.Move, res.Score, res.Exact, res.PV))
+	writeJSON(w, http.StatusOK, api.NewLine(p, res.Move, res.Score, res.Exact, res.PV))
 	return nil
 }
 
@@ -534,10 +374,10 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		lim.MoveTime = time.Duration(req.TimeMS) * time.Millisecond
 	}
 	p := g.Position()
-	out := map[string]any{"position": p.String(), "status": gameview.StatusName(g.Status()), "lines": []lineView{}}
+	out := map[string]any{"position": p.String(), "status": gameview.StatusName(g.Status()), "lines": []api.Line{}}
 	if g.Over() {
 		sc, nc := g.Score()
-		out["score"] = scoreView{South: sc, North: nc}
+		out["score"] = gameview.Score{South: sc, North: nc}
 		out["result"] = g.Result().Token()
 		writeJSON(w, http.StatusOK, out)
 		return
@@ -555,11 +395,11 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 	if req.MultiPV != nil {
 		multi = *req.MultiPV
 	}
-	lines := []lineView{}
+	lines := []api.Line{}
 	err = s.withEngine(ctx, g.Rules(), p.Holes(), true, func(ctx context.Context, e *engine.Engine) error {
 		best, _, err := e.BestLines(ctx, p, g.History(), lim, multi, nil)
 		for _, l := range best {
-			lines = append(lines, newLineView(p, l.Move, l.Score, l.Exact, l.PV))
+			lines = append(lines, api.NewLine(p, l.Move, l.Score, l.Exact, l.PV))
 		}
 		return err
 	})

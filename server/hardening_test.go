@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -45,8 +46,8 @@ func TestPlayerNames(t *testing.T) {
 		{`{"south": "Ann\tB"}`, 400},
 		{`{"north": "A\u0000"}`, 400},
 		{`{"south": "x\u202eevil"}`, 400},
-		{`{"south": "` + strings.Repeat("n", MaxNameLength+1) + `"}`, 400},
-		{`{"south": "` + strings.Repeat("ন", MaxNameLength) + `"}`, 201},
+		{`{"south": "` + strings.Repeat("n", api.MaxNameLength+1) + `"}`, 400},
+		{`{"south": "` + strings.Repeat("ন", api.MaxNameLength) + `"}`, 201},
 		{`{"south": "Naserian ole Sironka", "north": "نصیر احمد"}`, 201},
 		{`{"north": "نصیر\u200cاحمد"}`, 400}, // the non-joiner follows a letter that never joins: it hides
 		{`{"south": "  Lemayian  "}`, 201},
@@ -179,7 +180,7 @@ func TestOtherSitesAreRefused(t *testing.T) {
 	if rec := ts.send("GET", "/api/games", "", map[string]string{"Origin": "http://evil.example"}); rec.Code != 403 {
 		t.Errorf("cross-origin listing: %d", rec.Code)
 	}
-	var list struct{ Games []summaryView }
+	var list struct{ Games []api.Summary }
 	ts.do("GET", "/api/games", "", &list)
 	if len(list.Games) != 3 {
 		t.Errorf("%d games stored, want the 3 of the allowed requests", len(list.Games))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -96,7 +97,7 @@ func TestInstancesRematchRace(t *testing.T) {
 		if got := tb.get(g.ID); got.Online.Next != next {
 			t.Errorf("round %d: game %s leads to %q, the winner was told %q", round, g.ID, got.Online.Next, next)
 		}
-		var sr seriesView
+		var sr api.Series
 		if code, raw := tb.do("GET", "/api/series/"+seriesID, "", &sr); code != http.StatusOK {
 			t.Fatalf("round %d: series: %d %s", round, code, raw)
 		}

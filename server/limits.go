@@ -12,8 +12,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -53,6 +55,9 @@ type Options struct {
 	ClientLimits
 	// Accounts tune the accounts (accounts.go).
 	Accounts AccountOptions
+	// Clock tells the time of the games' changes and arms the timers that
+	// flag their clocks; default clock.Real. Tests move a clock.Fake.
+	Clock clock.Clock
 }
 
 func (o Options) withDefaults() Options {
@@ -76,6 +81,9 @@ func (o Options) withDefaults() Options {
 	o.RecordRate = def(o.RecordRate, Rate{5, 30})
 	o.ClientLimits = o.ClientLimits.withDefaults(o.Searches)
 	o.Accounts = o.Accounts.withDefaults()
+	if o.Clock == nil {
+		o.Clock = clock.Real
+	}
 	return o
 }
 
@@ -94,8 +102,8 @@ func newSearchSlots(o Options) *searchSlots {
 
 // busyError is the answer when no search can be run now.
 func busyError() error {
-	return &apiError{status: http.StatusServiceUnavailable, retryAfter: 2,
-		msg: "the server is busy with other searches; try again in a moment"}
+	return &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 2,
+		Msg: "the server is busy with other searches; try again in a moment"}
 }
 
 // acquire waits for a slot; it returns the function that frees it.
@@ -312,8 +320,8 @@ func (s *Server) limited(l *rateLimiter, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := l.allow(clientOf(r, s.trustProxy), time.Now()); !ok {
 			secs := int(wait/time.Second) + 1
-			s.fail(w, r, &apiError{status: http.StatusTooManyRequests, retryAfter: secs,
-				msg: "too many requests of this kind; try again in a moment"})
+			s.fail(w, r, &api.Error{Status: http.StatusTooManyRequests, RetryAfter: secs,
+				Msg: "too many requests of this kind; try again in a moment"})
 			return
 		}
 		h(w, r)

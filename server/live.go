@@ -10,6 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -173,7 +175,7 @@ func (h *liveHub) forget(id string, c *liveConn) bool {
 
 // presence says which seats are connected and how many others watch, on
 // this instance and, as they last told, on the others.
-func (h *liveHub) presence(id string) (sideFlags, int) {
+func (h *liveHub) presence(id string) (api.SideFlags, int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	seats, watchers := h.local(id)
@@ -182,7 +184,7 @@ func (h *liveHub) presence(id string) (sideFlags, int) {
 		seats[1] += rp.seats[1]
 		watchers += rp.watchers
 	}
-	return sideFlags{seats[0] > 0, seats[1] > 0}, watchers
+	return api.SideFlags{South: seats[0] > 0, North: seats[1] > 0}, watchers
 }
 
 // local counts this instance's connections to game id, by seat and
@@ -278,13 +280,13 @@ func (h *liveHub) broadcast(id string, msg []byte) {
 
 // liveMessage is a message of the server to a live client.
 type liveMessage struct {
-	Type   string      `json:"type"`
-	Game   *gameView   `json:"game,omitempty"`
-	Event  string      `json:"event,omitempty"`
-	Sowing *sowingView `json:"sowing,omitempty"`
-	Status int         `json:"status,omitempty"`
-	Error  string      `json:"error,omitempty"`
-	Ref    any         `json:"ref,omitempty"`
+	Type   string           `json:"type"`
+	Game   *gameView        `json:"game,omitempty"`
+	Event  string           `json:"event,omitempty"`
+	Sowing *gameview.Sowing `json:"sowing,omitempty"`
+	Status int              `json:"status,omitempty"`
+	Error  string           `json:"error,omitempty"`
+	Ref    any              `json:"ref,omitempty"`
 }
 
 func marshal(m liveMessage) []byte {
@@ -305,9 +307,9 @@ func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
 		return
 	}
 	v := s.stateView(&c.State)
-	var sw *sowingView
+	var sw *gameview.Sowing
 	if c.Sowing != nil {
-		sv := newSowingView(*c.Sowing)
+		sv := gameview.NewSowing(*c.Sowing)
 		sw = &sv
 	}
 	s.live.broadcastGame(g.ID(), &v, c.Event, sw)
@@ -315,7 +317,7 @@ func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
 
 // broadcastGame queues game v for every connection to game id, and notes
 // its revision as the one they have.
-func (h *liveHub) broadcastGame(id string, v *gameView, event string, sw *sowingView) {
+func (h *liveHub) broadcastGame(id string, v *gameView, event string, sw *gameview.Sowing) {
 	msg := marshal(liveMessage{Type: "game", Game: v, Event: event, Sowing: sw})
 	if v.Online != nil {
 		h.mu.Lock()
@@ -452,7 +454,7 @@ func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn
 	var token string
 	readLive(ctx, ws, func(data []byte) {
 		var m clientMessage
-		if err := decodeBytes(data, &m); err != nil {
+		if err := api.Decode(data, &m, false); err != nil {
 			c.reply(liveMessage{Type: "error", Status: http.StatusBadRequest, Error: err.Error()})
 			return
 		}

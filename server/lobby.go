@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
@@ -94,36 +95,36 @@ type playerView struct {
 }
 
 type seekView struct {
-	ID       string       `json:"id"`
-	By       playerView   `json:"by"`
-	Holes    int          `json:"holes"`
-	Seeds    int          `json:"seeds"`
-	Variant  string       `json:"variant"`
-	Clock    clockRequest `json:"clock"`
-	Rated    bool         `json:"rated"`
-	Range    *[2]int      `json:"range"`
-	Category string       `json:"category"`
-	Created  time.Time    `json:"created"`
-	Mine     bool         `json:"mine"`
+	ID       string     `json:"id"`
+	By       playerView `json:"by"`
+	Holes    int        `json:"holes"`
+	Seeds    int        `json:"seeds"`
+	Variant  string     `json:"variant"`
+	Clock    api.Clock  `json:"clock"`
+	Rated    bool       `json:"rated"`
+	Range    *[2]int    `json:"range"`
+	Category string     `json:"category"`
+	Created  time.Time  `json:"created"`
+	Mine     bool       `json:"mine"`
 }
 
 type poolView struct {
-	ID       string       `json:"id"`
-	Holes    int          `json:"holes"`
-	Seeds    int          `json:"seeds"`
-	Clock    clockRequest `json:"clock"`
-	Category string       `json:"category"`
-	Waiting  int          `json:"waiting"`
-	Mine     bool         `json:"mine"`
+	ID       string    `json:"id"`
+	Holes    int       `json:"holes"`
+	Seeds    int       `json:"seeds"`
+	Clock    api.Clock `json:"clock"`
+	Category string    `json:"category"`
+	Waiting  int       `json:"waiting"`
+	Mine     bool      `json:"mine"`
 }
 
 // lobbyClock is a clock as the lobby shows it: every field, zero when
 // unused.
-func lobbyClock(c game.Clock) clockRequest {
-	if v := clockView(c); v != nil {
+func lobbyClock(c game.Clock) api.Clock {
+	if v := api.ClockOf(c); v != nil {
 		return *v
 	}
-	return clockRequest{}
+	return api.Clock{}
 }
 
 // ratingInfo is a player's rating in a category, as the lobby uses it.
@@ -271,7 +272,13 @@ type gameSettings struct {
 // check reads the settings as a new game's creation does, and returns the
 // game's rules and clock.
 func (gs *gameSettings) check() (holes, seeds int, variant rules.Variant, clock game.Clock, err error) {
-	holes, seeds = cmp(gs.Holes, rules.DefaultHoles), cmp(gs.Seeds, rules.DefaultStartSeeds)
+	holes, seeds = gs.Holes, gs.Seeds
+	if holes == 0 {
+		holes = rules.DefaultHoles
+	}
+	if seeds == 0 {
+		seeds = rules.DefaultStartSeeds
+	}
 	if _, err = rules.NewPosition(holes, seeds); err != nil {
 		return 0, 0, 0, clock, errorf(http.StatusBadRequest, "%v", err)
 	}

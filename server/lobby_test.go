@@ -17,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -244,7 +245,7 @@ func TestLobbySeeks(t *testing.T) {
 	}
 	sk := s1.Seek
 	if !store.ValidID(sk.ID) || sk.By.Name != "Amina" || sk.By.Bot || sk.By.Rating != nil || sk.Holes != 6 || sk.Seeds != 4 ||
-		sk.Clock != (clockRequest{Minutes: 3, Increment: 2}) || !sk.Rated || sk.Range == nil || *sk.Range != [2]int{1000, 0} ||
+		sk.Clock != (api.Clock{Minutes: 3, Increment: 2}) || !sk.Rated || sk.Range == nil || *sk.Range != [2]int{1000, 0} ||
 		sk.Category != "6-blitz" || !sk.Mine {
 		t.Errorf("seek %+v", sk)
 	}
@@ -290,7 +291,7 @@ func TestLobbySeeks(t *testing.T) {
 	// told their seat, a spectator none.
 	var g askerView
 	if code, raw := baraka.call("GET", "/api/games/"+p.Game, "", &g); code != 200 || g.You != p.Side || g.Holes != 6 ||
-		g.Online == nil || !g.Online.Seats.South || !g.Online.Seats.North || *g.Online.Clock != (clockRequest{Minutes: 3, Increment: 2}) {
+		g.Online == nil || !g.Online.Seats.South || !g.Online.Seats.North || *g.Online.Clock != (api.Clock{Minutes: 3, Increment: 2}) {
 		t.Fatalf("the game as Baraka sees it: %d %s", code, raw)
 	}
 	other := map[string]string{"s": "n", "n": "s"}[p.Side]

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -327,7 +328,7 @@ func (s *Server) lobbyReader(ctx context.Context, ws *websocket.Conn, c *lobbyCo
 		var m struct {
 			Type string `json:"type"`
 		}
-		if err := decodeBytes(data, &m); err != nil {
+		if err := api.Decode(data, &m, false); err != nil {
 			c.queue(marshal(liveMessage{Type: "error", Status: http.StatusBadRequest, Error: err.Error()}))
 			return
 		}

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+
+	"github.com/endodoi/endodoi/api"
 )
 
 // TestMoveAnswerIsItsLiveMessage: the answer to a move and the live
@@ -34,7 +36,7 @@ func TestMoveAnswerIsItsLiveMessage(t *testing.T) {
 		live, answered := *m.Game, mv.Game
 		for _, v := range []*gameView{&live, &answered} {
 			o := *v.Online
-			o.Connected, o.Watchers = sideFlags{}, 0
+			o.Connected, o.Watchers = api.SideFlags{}, 0
 			v.Online = &o
 		}
 		if !reflect.DeepEqual(live, answered) {

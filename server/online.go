@@ -5,29 +5,13 @@ package server
 
 import (
 	"errors"
-	mrand "math/rand/v2"
 	"net/http"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
-
-// clockRequest is a time control in a request: minutes for the game plus
-// seconds a move, or days for each move.
-type clockRequest struct {
-	Minutes   int `json:"minutes"`
-	Increment int `json:"increment"`
-	Days      int `json:"days"`
-}
-
-func (c *clockRequest) clock() (game.Clock, error) {
-	if c == nil {
-		return game.Clock{}, nil
-	}
-	return play.Clock(c.Minutes, c.Increment, c.Days)
-}
 
 func invitePath(code string) string { return "/#/join/" + code }
 
@@ -39,49 +23,9 @@ type seatView struct {
 	Token string `json:"token"`
 }
 
-// online reads the online fields of a new game: the creator's side, its
-// name and the time control.
-func (req *newGameRequest) online(sg *game.Game) (creator rules.Side, clock game.Clock, err error) {
-	switch {
-	case req.Computer != nil:
-		return 0, clock, errorf(http.StatusBadRequest, "an online game is between two people: no computer")
-	case req.South != nil || req.North != nil:
-		return 0, clock, errorf(http.StatusBadRequest, "an online game takes the creator's name in name; the other player gives theirs on joining")
-	case req.Position != "":
-		return 0, clock, errorf(http.StatusBadRequest, "an online game is played from the start: give holes and seeds, not a position")
-	}
-	if clock, err = req.Clock.clock(); err != nil {
-		return 0, clock, err
-	}
-	if creator, err = sideOrRandom(req.Side, "side"); err != nil {
-		return 0, clock, err
-	}
-	name, err := optionalName(req.Name, "the creator")
-	if err != nil {
-		return 0, clock, errorf(http.StatusBadRequest, "%v", err)
-	}
-	if creator == rules.South {
-		sg.South = name
-	} else {
-		sg.North = name
-	}
-	return creator, clock, nil
-}
-
-// sideOrRandom reads "s", "n" or "random" (or nothing, for South).
-func sideOrRandom(v, what string) (rules.Side, error) {
-	if v == "random" {
-		return rules.Side(mrand.IntN(2)), nil
-	}
-	if v == "" {
-		return rules.South, nil
-	}
-	return parseSide(v, what)
-}
-
 // createOnline stores a new online game and gives its creator a seat.
-func (s *Server) createOnline(w http.ResponseWriter, r *http.Request, req *newGameRequest, sg *game.Game) {
-	creator, clock, err := req.online(sg)
+func (s *Server) createOnline(w http.ResponseWriter, r *http.Request, req *api.NewGame, sg *game.Game) {
+	creator, clock, err := req.OnlineGame(sg)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -137,7 +81,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	name, err := optionalName(req.Name, "the player")
+	name, err := api.OptionalName(req.Name, "the player")
 	if err != nil {
 		s.fail(w, r, errorf(http.StatusBadRequest, "%v", err))
 		return

@@ -279,34 +279,32 @@ func TestOnlineActions(t *testing.T) {
 	}
 }
 
+// TestOnlineClock: the clock runs from the third move, and its timer
+// flags the side to move when its time is up, not a moment before.
 func TestOnlineClock(t *testing.T) {
-	ts := newTestServer(t)
+	ts, fake := newTestServerAt(t)
 	g, tokens := ts.onlinePair(`{"online": true, "holes": 6, "clock": {"minutes": 1, "increment": 2}}`)
 	for i := range 2 {
 		cur := ts.get(g.ID)
 		if cur.Online.Running != "" {
 			t.Fatalf("clock runs before the third move (ply %d)", i)
 		}
+		fake.Advance(10 * time.Second) // not counted: no clock runs yet
 		var mv moveView
 		if code, raw := ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(cur, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, cur.LegalMoves[0], i), &mv); code != 200 {
 			t.Fatalf("move: %d %s", code, raw)
 		}
 	}
 	cur := ts.get(g.ID)
-	if cur.Online.Running != cur.ToMove || cur.Online.Clocks.South > 60000 {
+	if cur.Online.Running != cur.ToMove || cur.Online.Clocks.South != 60000 || cur.Online.Clocks.North != 60000 {
 		t.Fatalf("after two moves: %+v", cur.Online)
 	}
-	// Wind the running clock back past its time: the timer flags it.
-	l, err := ts.srv.table.Load(context.Background(), g.ID)
-	if err != nil {
-		t.Fatal(err)
+	started := fake.Now()
+	fake.Advance(59 * time.Second)
+	if mid := ts.get(g.ID); mid.Status != "playing" || mid.Online.Running != cur.ToMove {
+		t.Fatalf("59 s into a minute: %s, running %q", mid.Status, mid.Online.Running)
 	}
-	o := *l.Online()
-	o.TurnStart = time.Now().Add(-2 * time.Minute)
-	if err := ts.st.Update(context.Background(), g.ID, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
-		t.Fatal(err)
-	}
-	ts.srv.flag(g.ID)
+	fake.Advance(time.Second + 10*time.Millisecond) // the timer fires 10 ms after the deadline
 	after := ts.get(g.ID)
 	loser := cur.ToMove
 	want := "0-1"
@@ -315,6 +313,9 @@ func TestOnlineClock(t *testing.T) {
 	}
 	if after.Status != "timeout" || after.Result != want || after.Online.Running != "" {
 		t.Errorf("after the flag fell: %s %s %+v", after.Status, after.Result, after.Online)
+	}
+	if fell := started.Add(time.Minute); !after.Updated.Equal(fell) {
+		t.Errorf("the game ended at %v, want when the flag fell, %v", after.Updated, fell)
 	}
 	if code, _ := ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(cur, tokens), fmt.Sprintf(`{"move": %q, "ply": 2}`, cur.LegalMoves[0]), nil); code != 409 {
 		t.Errorf("a move after the flag fell: %d", code)
@@ -368,26 +369,30 @@ func TestOnlineClockSurvivesARestart(t *testing.T) {
 	}
 }
 
+// TestOnlineExpiry: an online game nobody touched for IdleExpiry ends at
+// the hourly sweep: the side to move loses, and a game whose second seat
+// was never taken is aborted; a game touched since is left alone.
 func TestOnlineExpiry(t *testing.T) {
-	ts := newTestServer(t)
+	ts, fake := newTestServerAt(t)
 	g, _ := ts.onlinePair(`{"online": true, "holes": 6}`)
-	var lone created
+	var lone, recent created
 	ts.do("POST", "/api/games", `{"online": true}`, &lone)
-	later := time.Now().Add(IdleExpiry + time.Hour)
-	for _, id := range []string{g.ID, lone.Game.ID} {
-		l, err := ts.srv.table.Load(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ts.srv.table.Expire(context.Background(), l, later); err != nil {
-			t.Fatal(err)
-		}
+	fake.Advance(IdleExpiry - time.Hour)
+	ts.do("POST", "/api/games", `{"online": true}`, &recent)
+	ts.srv.expireIdle(context.Background())
+	if got := ts.get(g.ID); got.Status != "playing" {
+		t.Fatalf("a game idle for less than IdleExpiry: %s", got.Status)
 	}
+	fake.Advance(time.Hour + time.Millisecond)
+	ts.srv.expireIdle(context.Background())
 	if got := ts.get(g.ID); got.Status != "expired" || got.Result != "0-1" {
 		t.Errorf("idle game: %s %s, want expired 0-1 (South to move lost)", got.Status, got.Result)
 	}
 	if got := ts.get(lone.Game.ID); got.Status != "aborted" || got.Result != "*" {
 		t.Errorf("game never joined: %s %s, want aborted", got.Status, got.Result)
+	}
+	if got := ts.get(recent.Game.ID); got.Status != "playing" {
+		t.Errorf("a game made an hour ago: %s, want playing", got.Status)
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/internal/gameview"
 )
 
 // TestGameViewSowings: the view of a game lists every move's sowing, as the
@@ -19,7 +22,7 @@ func TestGameViewSowings(t *testing.T) {
 	if g.Sowings == nil || len(g.Sowings) != 0 || g.SowingsFrom != 0 {
 		t.Fatalf("a new game has sowings %v from %d, want an empty list from 0", g.Sowings, g.SowingsFrom)
 	}
-	var answers []sowingView
+	var answers []gameview.Sowing
 	for i := 0; i < 3; i++ {
 		var mv moveView
 		cur := ts.get(g.ID)
@@ -76,8 +79,8 @@ func TestGameViewSowings(t *testing.T) {
 // TestMaxViewLaps: through the API a move has fewer than MaxLaps laps, so
 // the latest move's sowing always fits a view (play.Game.Sowings).
 func TestMaxViewLaps(t *testing.T) {
-	if MaxViewLaps < MaxLaps {
-		t.Errorf("MaxViewLaps %d is below the lap cap %d", MaxViewLaps, MaxLaps)
+	if api.MaxViewLaps < MaxLaps {
+		t.Errorf("api.MaxViewLaps %d is below the lap cap %d", api.MaxViewLaps, MaxLaps)
 	}
 }
 
@@ -123,7 +126,7 @@ func TestLocalResign(t *testing.T) {
 	if !strings.Contains(text, `[Termination "resigned; North won"]`) {
 		t.Errorf("the record does not say the game was resigned:\n%s", text)
 	}
-	var list struct{ Games []summaryView }
+	var list struct{ Games []api.Summary }
 	ts.do("GET", "/api/games?ids="+g.ID, "", &list)
 	if len(list.Games) != 1 || list.Games[0].Result != "0-1" {
 		t.Errorf("the listing has %+v", list.Games)

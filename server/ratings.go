@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
@@ -245,7 +246,7 @@ func (s *Server) getPlayerRatings(w http.ResponseWriter, r *http.Request, a *sto
 // side and result, the opponent and, for a rated game, the change of the
 // player's rating.
 type playerGameView struct {
-	summaryView
+	api.Summary
 	Side         string      `json:"side"`
 	Result       *string     `json:"result"` // the player's: "win", "draw", "loss"; null while the game goes on or if it was aborted
 	Opponent     playerView  `json:"opponent"`
@@ -332,7 +333,7 @@ func (s *Server) getPlayerGames(w http.ResponseWriter, r *http.Request, a *store
 	now := time.Now()
 	out := make([]playerGameView, 0, len(list))
 	for _, pg := range list {
-		v := playerGameView{summaryView: newSummaryView(pg.Summary), Side: string(pg.Side.Letter()), Rated: pg.Rated,
+		v := playerGameView{Summary: api.NewSummary(pg.Summary), Side: string(pg.Side.Letter()), Rated: pg.Rated,
 			Category: pg.Category}
 		if res, err := rules.ParseResult(pg.Result); err == nil {
 			if winner, ok := res.Winner(); ok {

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/grade"
 	"github.com/endodoi/endodoi/play"
@@ -214,7 +215,7 @@ func (s *Server) launchReview(l *play.Game, key string) error {
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
 	if rv.closed {
-		return &apiError{status: http.StatusServiceUnavailable, retryAfter: 5, msg: "the server is stopping; try again in a moment"}
+		return &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5, Msg: "the server is stopping; try again in a moment"}
 	}
 	id := l.ID()
 	if job := rv.jobs[id]; job != nil && job.key == key && job.err == nil {
@@ -232,8 +233,8 @@ func (s *Server) launchReview(l *play.Game, key string) error {
 			}
 		}
 		if len(rv.jobs) >= maxReviewJobs {
-			return &apiError{status: http.StatusServiceUnavailable, retryAfter: 10,
-				msg: "the server is busy with other reviews; try again in a moment"}
+			return &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 10,
+				Msg: "the server is busy with other reviews; try again in a moment"}
 		}
 	}
 	if rv.ctx == nil {

@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/endodoi/endodoi/api"
 )
 
 var update = flag.Bool("update", false, "record the answers of TestRecordedSequence in testdata")
@@ -270,7 +271,7 @@ func TestRecordedSequence(t *testing.T) {
 // depend on when the connections' arrivals were told.
 func (n *normalizer) normalizeLive(m liveMessage) string {
 	if m.Game != nil && m.Game.Online != nil {
-		m.Game.Online.Connected, m.Game.Online.Watchers = sideFlags{}, 0
+		m.Game.Online.Connected, m.Game.Online.Watchers = api.SideFlags{}, 0
 	}
 	data, _ := json.Marshal(m)
 	return n.normalize(data)

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -18,7 +19,7 @@ func (s *Server) getSeries(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := newSeriesView(sr, play.TallyOf(sr))
+	v := api.NewSeries(sr, play.TallyOf(sr))
 	if v.Games, err = s.summaries(r.Context(), sr.Games); err != nil {
 		s.fail(w, r, err)
 		return

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/endodoi/endodoi/api"
 )
 
 // finish plays random legal moves until the game is over.
@@ -75,7 +77,7 @@ func TestSeries(t *testing.T) {
 		t.Errorf("next game after the series: %d %s, want 409", code, raw)
 	}
 	ts.restart()
-	var sv seriesView
+	var sv api.Series
 	if code, raw := ts.do("GET", "/api/series/"+id, "", &sv); code != http.StatusOK || !sv.Over || len(sv.Games) != len(sv.Results) {
 		t.Errorf("series after a restart: %d %s", code, raw)
 	}
@@ -135,7 +137,7 @@ func TestParseRecordEndpoint(t *testing.T) {
 	if code, raw := ts.do("POST", "/api/records/parse", recordBody("[Holes \"6\"]\n\n1. c c\n"), nil); code != http.StatusUnprocessableEntity {
 		t.Errorf("illegal record: %d %s", code, raw)
 	}
-	var list struct{ Games []summaryView }
+	var list struct{ Games []api.Summary }
 	if ts.do("GET", "/api/games", "", &list); len(list.Games) != 0 {
 		t.Errorf("parsing a record stored %d games", len(list.Games))
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
@@ -84,7 +85,7 @@ func TestSeriesTally(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sr := storedSeries(tc.target, tc.games)
-			v := newSeriesView(sr, play.TallyOf(sr))
+			v := api.NewSeries(sr, play.TallyOf(sr))
 			if v.Wins.South != tc.south || v.Wins.North != tc.north || v.Draws != tc.draws {
 				t.Errorf("tally South %d, North %d, draws %d; want %d, %d, %d", v.Wins.South, v.Wins.North, v.Draws, tc.south, tc.north, tc.draws)
 			}

@@ -11,11 +11,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -25,22 +23,20 @@ import (
 	"sync"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
 
-// Limits of the API.
+// Limits of the API: its own (package api) and the server's.
 const (
-	MaxBody         = 1 << 20 // bytes of a request body
+	MaxBody         = api.MaxBody
 	MaxAnalysisTime = 10 * time.Second
-	MaxListed       = 200 // games in one listing
-	// MaxLaps is the largest lap cap a game made through the API may use:
-	// every endless candidate move costs the whole cap, on every request.
-	MaxLaps = 10_000
+	MaxListed       = api.MaxListed
+	MaxLaps         = api.MaxLaps
 )
 
 // Server answers the API's requests.
@@ -51,6 +47,7 @@ type Server struct {
 	mux   *http.ServeMux
 	guard http.Handler
 
+	clock   clock.Clock // the time of the games (Options.Clock)
 	slots   *searchSlots
 	engines *enginePool
 	live    liveHub    // the live connections of the games watched now
@@ -91,9 +88,9 @@ func New(st store.Store, log *slog.Logger) *Server { return NewWithOptions(st, l
 // NewWithOptions returns a server over st with the limits of o.
 func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
-	s := &Server{store: st, log: log, mux: http.NewServeMux(),
+	s := &Server{store: st, log: log, mux: http.NewServeMux(), clock: o.Clock,
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
-		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
+		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]clock.Timer{}},
 		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue)}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
@@ -129,7 +126,8 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	}
 	s.table = play.NewTable(st, notice)
 	s.table.OnChange = s.observeChange
-	s.table.ViewLaps = MaxViewLaps
+	s.table.Clock = s.clock
+	s.table.ViewLaps = api.MaxViewLaps
 	return s
 }
 
@@ -154,11 +152,8 @@ func logPath(r *http.Request) string {
 	return r.URL.Path
 }
 
-// decode reads a JSON body of at most MaxBody bytes into v, which must be a
-// pointer to a struct. The body must be one JSON object whose member names
-// are the struct's, spelled exactly (JSON is case-sensitive), each at most
-// once; a null member counts as absent. An empty body reads as {} when
-// emptyOK, for the requests whose every field is optional.
+// decode reads a JSON body of at most MaxBody bytes into v as api.Decode
+// does.
 func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
@@ -168,43 +163,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
 		}
 		return errorf(http.StatusBadRequest, "reading the request body: %v", err)
 	}
-	if len(bytes.TrimSpace(data)) == 0 && emptyOK {
-		return nil
-	}
-	return decodeBytes(data, v)
-}
-
-// decodeBytes reads one JSON object into v as decode does.
-func decodeBytes(data []byte, v any) error {
-	trimmed := bytes.TrimSpace(data)
-	switch {
-	case len(trimmed) == 0:
-		return errorf(http.StatusBadRequest, "the request needs a JSON object body")
-	case trimmed[0] != '{':
-		return errorf(http.StatusBadRequest, "malformed JSON: the body must be an object {...}")
-	}
-	if err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return errorf(http.StatusBadRequest, "malformed JSON: %s", jsonProblem(err))
-	}
-	return nil
-}
-
-// jsonProblem says what is wrong with a request body in a user's terms.
-func jsonProblem(err error) string {
-	if se, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
-		field := strings.TrimPrefix(string(se.JSONPointer), "/")
-		switch {
-		case errors.Is(se.Err, jsonv2.ErrUnknownName):
-			return fmt.Sprintf("unknown field %q (field names are case-sensitive)", clip(field))
-		case field != "" && se.JSONKind != 0:
-			return fmt.Sprintf("field %q: a JSON %s is not valid here", clip(field), se.JSONKind)
-		}
-	}
-	msg := err.Error()
-	for _, p := range []string{"json: ", "jsontext: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return clip(msg)
+	return api.Decode(data, v, emptyOK)
 }
 
 var rngMu sync.Mutex
@@ -234,7 +193,7 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 // to finish.
 func (s *Server) Start(ctx context.Context) error {
 	s.ctx = ctx
-	now := time.Now()
+	now := s.clock.Now()
 	alive, ok, err := s.store.Alive(ctx)
 	if err != nil {
 		return err
@@ -299,12 +258,12 @@ func (s *Server) background(ctx context.Context) {
 		case <-ctx.Done():
 			s.clocks.stopAll()
 			// The last heartbeat: the outage is counted from here.
-			if err := s.store.SetAlive(context.WithoutCancel(ctx), time.Now()); err != nil {
+			if err := s.store.SetAlive(context.WithoutCancel(ctx), s.clock.Now()); err != nil {
 				s.log.Warn("recording the last heartbeat", "err", err)
 			}
 			return
 		case <-beat.C:
-			if err := s.store.SetAlive(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			if err := s.store.SetAlive(ctx, s.clock.Now()); err != nil && ctx.Err() == nil {
 				s.log.Warn("recording the heartbeat", "err", err)
 			}
 		case <-sweep.C:

@@ -12,7 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/store"
 )
@@ -22,6 +25,19 @@ type testServer struct {
 	path string
 	st   *store.SQLite
 	srv  *Server
+	// clock, when not nil, is the server's clock (newTestServerAt).
+	clock *clock.Fake
+}
+
+// newTestServerAt returns a test server whose games' time is a fake
+// clock, set at a moment years from now so that a reading of the
+// system's clock instead shows.
+func newTestServerAt(t testing.TB) (*testServer, *clock.Fake) {
+	ts := &testServer{t: t, path: filepath.Join(t.TempDir(), "games.db"),
+		clock: clock.NewFake(time.Date(2040, 1, 1, 9, 0, 0, 0, time.UTC))}
+	ts.open()
+	t.Cleanup(func() { ts.st.Close() })
+	return ts, ts.clock
 }
 
 func newTestServer(t testing.TB) *testServer {
@@ -37,7 +53,11 @@ func (ts *testServer) open() {
 		ts.t.Fatal(err)
 	}
 	ts.st = st
-	ts.srv = New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var o Options
+	if ts.clock != nil {
+		o.Clock = ts.clock
+	}
+	ts.srv = NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), o)
 }
 
 // restart closes the database and opens a new server on it.
@@ -202,7 +222,7 @@ func TestGameAgainstTheComputerAcrossARestart(t *testing.T) {
 	if back.ToMove != "s" || len(back.Moves) >= len(g.Moves) || back.Status != "playing" {
 		t.Errorf("after takeback: to move %s, %d moves (had %d), %s", back.ToMove, len(back.Moves), len(g.Moves), back.Status)
 	}
-	var list struct{ Games []summaryView }
+	var list struct{ Games []api.Summary }
 	if code, _ := ts.do("GET", "/api/games", "", &list); code != 200 || len(list.Games) != 1 || list.Games[0].ID != g.ID {
 		t.Errorf("listing: %+v", list)
 	}
@@ -255,7 +275,7 @@ func TestAnalyze(t *testing.T) {
 	ts := newTestServer(t)
 	var out struct {
 		Position string
-		Lines    []lineView
+		Lines    []api.Line
 	}
 	body := `{"position": "1,1,1/1,0,2 s 10 10", "depth": 40, "multiPv": 0}`
 	if code, raw := ts.do("POST", "/api/analyze", body, &out); code != 200 {
@@ -264,7 +284,7 @@ func TestAnalyze(t *testing.T) {
 	if len(out.Lines) != 3 || out.Lines[0].Move != "b" || !out.Lines[0].Exact || out.Lines[0].Final != 0 {
 		t.Errorf("analysis %+v: want three lines, b first, an exact draw", out)
 	}
-	var one struct{ Lines []lineView }
+	var one struct{ Lines []api.Line }
 	if code, _ := ts.do("POST", "/api/analyze", `{"position": "4,4,4,4,4,4/4,4,4,4,4,4 s 0 0", "moves": ["c"], "timeMs": 100}`, &one); code != 200 || len(one.Lines) != 1 {
 		t.Errorf("one line after a move: %+v", one)
 	}
@@ -276,7 +296,7 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("finished position: %+v", over)
 	}
 	g := ts.create(`{"holes": 6}`)
-	var hint lineView
+	var hint api.Line
 	if code, raw := ts.do("GET", "/api/games/"+g.ID+"/hint", "", &hint); code != 200 || hint.Move == "" || len(hint.PV) == 0 {
 		t.Errorf("hint: %d %s", code, raw)
 	}
@@ -303,7 +323,7 @@ func TestListingScoresAndComputer(t *testing.T) {
 	if code, raw := ts.do("POST", "/api/games/"+g.ID+"/moves", `{"move": "c", "ply": 0}`, &mv); code != 200 {
 		t.Fatalf("move: %d %s", code, raw)
 	}
-	var list struct{ Games []summaryView }
+	var list struct{ Games []api.Summary }
 	for _, path := range []string{"/api/games", "/api/games?ids=" + g.ID} {
 		if code, raw := ts.do("GET", path, "", &list); code != 200 || len(list.Games) != 1 {
 			t.Fatalf("%s: %d %s", path, code, raw)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -53,7 +54,7 @@ func TestListingSaysHowGamesEnded(t *testing.T) {
 		online.ID:  {"resigned", "1-0"},
 		series.ID:  {ended.Status, ended.Result},
 	}
-	check := func(where string, games []summaryView) {
+	check := func(where string, games []api.Summary) {
 		t.Helper()
 		for _, sm := range games {
 			w, ok := want[sm.ID]
@@ -69,18 +70,18 @@ func TestListingSaysHowGamesEnded(t *testing.T) {
 			}
 		}
 	}
-	var list struct{ Games []summaryView }
+	var list struct{ Games []api.Summary }
 	if code, raw := ts.do("GET", "/api/games", "", &list); code != http.StatusOK || len(list.Games) != len(want) {
 		t.Fatalf("listing: %d %s", code, raw)
 	}
 	check("the listing", list.Games)
 	ids := playing + "," + swept.ID + "," + resigned + "," + aborted.ID + "," + online.ID + "," + series.ID
-	var byID struct{ Games []summaryView }
+	var byID struct{ Games []api.Summary }
 	if code, raw := ts.do("GET", "/api/games?ids="+ids, "", &byID); code != http.StatusOK || len(byID.Games) != len(want) {
 		t.Fatalf("by ids: %d %s", code, raw)
 	}
 	check("by ids", byID.Games)
-	var sr seriesView
+	var sr api.Series
 	if code, raw := ts.do("GET", "/api/series/"+series.SeriesID, "", &sr); code != http.StatusOK || len(sr.Games) != 1 {
 		t.Fatalf("series: %d %s", code, raw)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -32,7 +33,7 @@ func TestAnalyzeWithTablebases(t *testing.T) {
 	ts := newTestServerWithTablebases(t)
 	type answer struct {
 		Solved *solvedView
-		Lines  []lineView
+		Lines  []api.Line
 	}
 	for _, tc := range []struct {
 		body   string
@@ -65,7 +66,7 @@ func TestBookWithoutDatabases(t *testing.T) {
 	ts := newTestServer(t)
 	var a struct {
 		Solved *solvedView
-		Lines  []lineView
+		Lines  []api.Line
 	}
 	if code, raw := ts.do("POST", "/api/analyze", `{"position": "4,4,4,4,4,4/4,4,4,4,4,4 s 0 0", "timeMs": 2000}`, &a); code != http.StatusOK {
 		t.Fatalf("%d %s", code, raw)

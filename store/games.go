@@ -98,9 +98,15 @@ func (c *core) CreateGame(ctx context.Context, g *game.Game) error {
 	return c.eng.write(ctx, "creating a game", false, func(t *tx) error { return t.insertGame(g, t.touch(), 1) })
 }
 
+// prepareGame names new game g and dates it: now, unless it was given
+// the time it was played (a game played on a device while the server
+// could not be reached).
 func prepareGame(g *game.Game) {
 	g.ID = newID()
-	g.Created = now()
+	if g.Created.IsZero() {
+		g.Created = now()
+	}
+	g.Created = g.Created.UTC().Truncate(time.Millisecond)
 	g.Updated = g.Created
 	if g.Result == "" {
 		g.Result = "*"

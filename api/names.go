@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	"errors"
@@ -28,12 +28,12 @@ var blanks = map[rune]bool{
 // errNoName is a name with nothing to show.
 var errNoName = errors.New("has no visible character")
 
-// displayName checks and normalizes a player's display name by the PRECIS
+// DisplayName checks and normalizes a player's display name by the PRECIS
 // nickname profile (RFC 8266: compatibility forms and spaces folded,
 // surrounding spaces dropped, control and invisible characters refused),
 // and refuses a name that would show nothing or stacks marks; who names
 // the player in the message. The name returned is as stored and shown.
-func displayName(name, who string) (string, error) {
+func DisplayName(name, who string) (string, error) {
 	if !utf8.ValidString(name) {
 		return "", fmt.Errorf("%s's name is not valid UTF-8", who)
 	}
