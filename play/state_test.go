@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/internal/clock"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/play/memory"
+	"github.com/endodoi/endodoi/rules"
 )
 
 // epoch is when the tests' fake clocks start: years from now, so that a
