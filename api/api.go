@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 )
@@ -36,6 +38,22 @@ const (
 	// latest move always fits.
 	MaxViewLaps = 2 * MaxLaps
 )
+
+// The engine's settings for the searches of a request, the same wherever
+// a game is played, so that a level plays alike on the server and in the
+// page.
+const (
+	// SearchHashMiB is the table size of the engines that answer
+	// requests: a search lasts at most a few seconds.
+	SearchHashMiB = 16
+	// PerfectLevel is the lowest computer level that uses the proven
+	// values (the opening book, and the endgame databases where the
+	// server has them); weaker levels keep their human-like mistakes.
+	PerfectLevel = 9
+)
+
+// HintLimits bound the search of a hint.
+var HintLimits = engine.Limits{MoveTime: 500 * time.Millisecond}
 
 // HTTP statuses of the answers, named here so that the page's engine,
 // which has no net/http, answers with the server's.

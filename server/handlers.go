@@ -305,7 +305,7 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, g *play.Game) erro
 	}
 	var res engine.Result
 	err := s.withEngine(r.Context(), b.Rules(), p.Holes(), true, func(ctx context.Context, e *engine.Engine) (err error) {
-		res, err = e.Search(ctx, p, b.History(), engine.Limits{MoveTime: 500 * time.Millisecond}, nil)
+		res, err = e.Search(ctx, p, b.History(), api.HintLimits, nil)
 		return err
 	})
 	if err != nil {

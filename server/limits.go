@@ -146,9 +146,8 @@ type engineKey struct {
 	perfect bool
 }
 
-// searchHashMiB is the table size of the server's engines: a search here
-// lasts at most a few seconds.
-const searchHashMiB = 16
+// searchHashMiB is the table size of the server's engines (the API's).
+const searchHashMiB = api.SearchHashMiB
 
 func (p *enginePool) get(k engineKey) (*engine.Engine, error) {
 	p.mu.Lock()

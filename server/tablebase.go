@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/book"
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/rules"
@@ -27,9 +28,8 @@ func (s *Server) tablebase(holes int, r rules.Rules) *egtb.Tablebase {
 }
 
 // strongestLevels is the lowest computer level that uses the endgame
-// databases and the opening book; weaker levels keep their human-like
-// mistakes.
-const strongestLevels = 9
+// databases and the opening book (the API's).
+const strongestLevels = api.PerfectLevel
 
 // solvedView is the verdict of the databases or the book on a position:
 // the final margin from South's side with best play, the seeds already

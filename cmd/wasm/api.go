@@ -28,23 +28,21 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/gameview"
+	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 )
 
 // Bounds of a request: a page asks for no more, and a runaway request
-// would freeze the worker.
+// would freeze the worker. The moves of a game and its lap cap are the
+// server's (record.MaxMoves, api.MaxLaps).
 const (
-	maxMoves      = 10_000
 	maxPerftDepth = 16
 	maxMoveTime   = time.Minute
-	maxLaps       = 10_000 // as the server's API
 )
-
-// hashMiB is the engines' table size: the server's, so that a search
-// visits the same nodes in both.
-const hashMiB = 16
 
 // browserLevels replaces the server's settings of the levels that search
 // deep (engine.Level: 8 to depth 10, 9 for 100 ms, 10 for 1 s). In the
@@ -58,10 +56,6 @@ var browserLevels = map[int]engine.Limits{
 	9:  {Depth: 12, MoveTime: 1200 * time.Millisecond},
 	10: {MoveTime: 1500 * time.Millisecond},
 }
-
-// strongestLevels is the lowest level that takes the proven values of the
-// opening book, as on the server (which also has endgame databases).
-const strongestLevels = 9
 
 type request struct {
 	Op       string   `json:"op"`
@@ -77,6 +71,13 @@ type request struct {
 	Nodes  uint64 `json:"nodes"`
 	Book   bool   `json:"book"`
 	Seed   uint64 `json:"seed"` // the noise of levels 1 and 2; 0: a random one
+
+	// The games of this device (games.go): a request of the API, the
+	// games the page kept, and what the server made of a game sent.
+	API   apiRequest   `json:"api"`
+	Games []deviceGame `json:"games"`
+	ID    string       `json:"id"`
+	Sent  string       `json:"sent"`
 }
 
 // playView answers a move: the game after it, as the server's API shows
@@ -124,6 +125,7 @@ type errorView struct {
 // table, as the server's do.
 type handler struct {
 	engines map[engineKey]*engine.Engine
+	games   *games // the games of this device (games.go)
 }
 
 type engineKey struct {
@@ -131,8 +133,10 @@ type engineKey struct {
 	book  bool
 }
 
-func newHandler() *handler {
-	return &handler{engines: make(map[engineKey]*engine.Engine)}
+func newHandler(c clock.Clock) *handler {
+	h := &handler{engines: make(map[engineKey]*engine.Engine)}
+	h.games = newGames(h.choose, h.searchBest, c)
+	return h
 }
 
 // handle answers one request, given and answered as JSON.
@@ -173,6 +177,14 @@ func (h *handler) answer(ctx context.Context, in []byte) (any, error) {
 		return h.search(ctx, req)
 	case "perft":
 		return perft(req)
+	case "api":
+		return h.games.answer(ctx, req.API), nil
+	case "keep":
+		return map[string]int{"kept": len(req.Games)}, h.games.keep(req.Games)
+	case "outbox":
+		return h.games.outbox(ctx)
+	case "sent":
+		return h.games.markSent(ctx, req.ID, req.Sent)
 	}
 	return nil, fmt.Errorf("unknown op %q", req.Op)
 }
@@ -180,9 +192,9 @@ func (h *handler) answer(ctx context.Context, in []byte) (any, error) {
 func hello() helloView {
 	v := helloView{
 		Go: runtime.Version(), MinHoles: rules.MinHoles, MaxHoles: rules.MaxHoles,
-		MinLevel: engine.MinLevel, MaxLevel: engine.MaxLevel, MaxLaps: maxLaps,
-		MaxDepth: engine.MaxDepth, MaxPerft: maxPerftDepth, MaxMoves: maxMoves,
-		Threads: 1, HashMiB: hashMiB,
+		MinLevel: engine.MinLevel, MaxLevel: engine.MaxLevel, MaxLaps: api.MaxLaps,
+		MaxDepth: engine.MaxDepth, MaxPerft: maxPerftDepth, MaxMoves: record.MaxMoves,
+		Threads: 1, HashMiB: api.SearchHashMiB,
 	}
 	for _, vr := range rules.Variants() {
 		v.Variants = append(v.Variants, vr.String())
@@ -200,8 +212,8 @@ func ruleSet(req request) (rules.Rules, error) {
 		}
 		r.Variant = v
 	}
-	if req.MaxLaps < 0 || req.MaxLaps > maxLaps {
-		return r, fmt.Errorf("maxLaps %d out of range (1 to %d)", req.MaxLaps, maxLaps)
+	if req.MaxLaps < 0 || req.MaxLaps > api.MaxLaps {
+		return r, fmt.Errorf("maxLaps %d out of range (1 to %d)", req.MaxLaps, api.MaxLaps)
 	}
 	if req.MaxLaps > 0 {
 		r.MaxLaps = req.MaxLaps
@@ -220,8 +232,8 @@ func replay(req request) (*rules.Game, []rules.Sowing, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("position: %w", err)
 	}
-	if len(req.Moves) > maxMoves {
-		return nil, nil, fmt.Errorf("%d moves: at most %d", len(req.Moves), maxMoves)
+	if len(req.Moves) > record.MaxMoves {
+		return nil, nil, fmt.Errorf("%d moves: at most %d", len(req.Moves), record.MaxMoves)
 	}
 	g, err := rules.NewGame(start, r)
 	if err != nil {
@@ -279,7 +291,7 @@ func (h *handler) engine(r rules.Rules, book bool) (*engine.Engine, error) {
 		e.NewGame()
 		return e, nil
 	}
-	e, err := engine.New(engine.Config{Rules: k.rules, HashMiB: hashMiB, Book: book})
+	e, err := engine.New(engine.Config{Rules: k.rules, HashMiB: api.SearchHashMiB, Book: book})
 	if err != nil {
 		return nil, err
 	}
@@ -300,23 +312,7 @@ func (h *handler) search(ctx context.Context, req request) (searchView, error) {
 		if req.Depth != 0 || req.TimeMs != 0 || req.Nodes != 0 {
 			return searchView{}, errors.New("search: a level or limits, not both")
 		}
-		if _, err := engine.Level(req.Level); err != nil {
-			return searchView{}, err
-		}
-		e, err := h.engine(g.Rules(), req.Level >= strongestLevels)
-		if err != nil {
-			return searchView{}, err
-		}
-		seed := req.Seed
-		if seed == 0 {
-			seed = rand.Uint64()
-		}
-		if lim, ok := browserLevels[req.Level]; ok {
-			res, err = e.Search(ctx, g.Position(), g.History(), lim, nil)
-		} else {
-			res, err = e.PlayLevel(ctx, g.Position(), g.History(), req.Level, rand.New(rand.NewPCG(seed, seed)))
-		}
-		if err != nil {
+		if res, err = h.levelSearch(ctx, g, req.Level, req.Seed); err != nil {
 			return searchView{}, err
 		}
 	} else {
@@ -349,6 +345,27 @@ func (h *handler) search(ctx context.Context, req request) (searchView, error) {
 		v.PV = append(v.PV, m.String())
 	}
 	return v, nil
+}
+
+// levelSearch is the computer's move at level in game g, as this module
+// plays it: the server's levels, but for the deepest ones' time caps
+// (browserLevels); seed is the noise of the weakest levels (0: a random
+// one).
+func (h *handler) levelSearch(ctx context.Context, g *rules.Game, level int, seed uint64) (engine.Result, error) {
+	if _, err := engine.Level(level); err != nil {
+		return engine.Result{}, err
+	}
+	e, err := h.engine(g.Rules(), level >= api.PerfectLevel)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	if lim, ok := browserLevels[level]; ok {
+		return e.Search(ctx, g.Position(), g.History(), lim, nil)
+	}
+	return e.PlayLevel(ctx, g.Position(), g.History(), level, rand.New(rand.NewPCG(seed, seed)))
 }
 
 func perft(req request) (perftView, error) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/clock"
 )
 
 // TestBrowserLevels checks the browser's settings of the deep levels: each
@@ -38,7 +39,7 @@ func TestBrowserLevels(t *testing.T) {
 		t.Errorf("level 8 searches to depth %d in the browser, %d on the server", browserLevels[8].Depth, s.Depth)
 	}
 	// Each answers a move through the API.
-	h := newHandler()
+	h := newHandler(clock.Real)
 	for level := 8; level <= engine.MaxLevel; level++ {
 		var got searchView
 		in := `{"op":"search","position":"4,4,4,4,4,4/4,4,4,4,4,4 s 0 0","level":` + strconv.Itoa(level) + `}`

@@ -6,13 +6,15 @@ import (
 	"context"
 	"fmt"
 	"syscall/js"
+
+	"github.com/endodoi/endodoi/internal/clock"
 )
 
 // main offers the handler to JavaScript as endodoi.call(request): the
 // request and its answer are JSON texts. A call runs to its end before it
 // returns (a search included), so the module belongs in a Web Worker.
 func main() {
-	h := newHandler()
+	h := newHandler(clock.Real)
 	call := js.FuncOf(func(_ js.Value, args []js.Value) (answer any) {
 		if len(args) != 1 || args[0].Type() != js.TypeString {
 			return `{"error":"endodoi.call takes one JSON text"}`

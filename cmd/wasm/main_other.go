@@ -7,12 +7,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/endodoi/endodoi/internal/clock"
 )
 
 // main answers requests read from standard input, one a line, one answer a
 // line: the browser build's API, natively.
 func main() {
-	h := newHandler()
+	h := newHandler(clock.Real)
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	out := bufio.NewWriter(os.Stdout)

@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -370,7 +372,7 @@ func TestSameAnswersAsNative(t *testing.T) {
 		e := engines[k]
 		if e == nil {
 			var err error
-			if e, err = engine.New(engine.Config{Rules: k.rules, HashMiB: hashMiB}); err != nil {
+			if e, err = engine.New(engine.Config{Rules: k.rules, HashMiB: api.SearchHashMiB}); err != nil {
 				t.Fatal(err)
 			}
 			engines[k] = e
@@ -402,7 +404,7 @@ func TestSameAnswersAsNative(t *testing.T) {
 // TestRequestErrors checks that bad requests are answered with an error,
 // not a panic: they come from the page.
 func TestRequestErrors(t *testing.T) {
-	h := newHandler()
+	h := newHandler(clock.Real)
 	start := rules.MustParsePosition("4,4,4,4,4,4/4,4,4,4,4,4 s 0 0").String()
 	for _, in := range []string{
 		`not json`, `{}`, `{"op":"nope"}`,
@@ -450,7 +452,7 @@ func BenchmarkSpeed(b *testing.B) {
 	w.call(b, reqs[:1]) // compiles the module's code before it is timed
 	b.ResetTimer()
 	for range b.N {
-		h := newHandler()
+		h := newHandler(clock.Real)
 		var native, wasm searchView
 		for i, raw := range w.call(b, reqs) {
 			in, err := json.Marshal(reqs[i])

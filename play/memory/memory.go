@@ -26,6 +26,9 @@ import (
 type Store struct {
 	// Clock dates new games and changes made without a time.
 	Clock clock.Clock
+	// IDPrefix starts the IDs of the games it makes, so that they are
+	// told from another store's.
+	IDPrefix string
 	// Saved, when not nil, is told of every game created or changed, as
 	// it is after the change, under the store's lock: it must not call
 	// the store.
@@ -111,7 +114,7 @@ func (s *Store) Own(seat, account string) {
 
 // prepare dates new game g and names it, keeping a date it was given.
 func (s *Store) prepare(g *game.Game) {
-	g.ID = newID()
+	g.ID = s.IDPrefix + newID()
 	if g.Created.IsZero() {
 		g.Created = s.now()
 	}
@@ -158,7 +161,7 @@ func (s *Store) CreateSeriesGame(_ context.Context, target int, g *game.Game) er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prepare(g)
-	g.SeriesID = newID()
+	g.SeriesID = s.IDPrefix + newID()
 	s.series[g.SeriesID] = &game.Series{ID: g.SeriesID, Created: g.Created, Target: target}
 	if err := s.insert(g); err != nil {
 		delete(s.series, g.SeriesID)
