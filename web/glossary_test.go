@@ -359,15 +359,38 @@ func TestFindTerm(t *testing.T) {
 // several pieces (a score 28–20, a board 2×8, a line 1. c A) is laid out
 // right to left piece by piece and reads backwards ("8×2") unless it is
 // isolated: first strong isolate U+2068 or left-to-right isolate U+2066,
-// closed by U+2069. The placeholders below are filled with such notation.
+// closed by U+2069. A signed number built by the page ("+12") shows its
+// sign on the wrong side ("12+"), and a name in Latin letters pulls the
+// digits and brackets after it into its own run ("Amina (1512" and a
+// stray bracket), unless they are isolated too.
 
 var (
 	rtlLanguages = []string{"ur"}
 	// ltrFields are messages shown alone in a left-to-right field.
 	ltrFields = []string{"analysis.placeholder"}
-	// notationParams are the placeholders filled with hole letters, moves,
-	// lines or positions.
-	notationParams = []string{"move", "best", "played", "letter", "hole", "own", "position"}
+	// notationParams are the placeholders filled with left-to-right
+	// notation: hole letters, moves, lines or positions, or a signed number
+	// (a rating change "+12", an evaluation "+1.5"). U+2066 or U+2068
+	// isolates them.
+	notationParams = []string{"move", "best", "played", "letter", "hole", "own", "position", "notation",
+		"diff", "score", "eval", "start", "low", "high"}
+	// firstStrongParams are the placeholders filled with a name (a player's,
+	// typed in any script), with text that may be in Latin letters (an
+	// error from the server, a file format, a variant's name, the reason
+	// a player gave, a clock "3+2") or with a sentence (end). U+2068
+	// isolates them: it lays each out in the direction of its first letter,
+	// where U+2066 would turn an Urdu name or sentence left to right.
+	// (south and north are names in history.vs and the scores in
+	// result.drawScore, which U+2068 lays out left to right as well.)
+	firstStrongParams = []string{"player", "name", "offerer", "other", "mover", "south", "north",
+		"error", "format", "variant", "reason", "clock", "end"}
+	// rtlUnits are messages that another holds in an isolate as one
+	// placeholder and that have no letter outside their own isolates: a
+	// player with their rating ({player} of ch.incoming is lobby.playerRated,
+	// "⁨Amina⁩ (1512)"). Each begins with the right-to-left mark U+200F, so
+	// that the isolate around it is right to left, the rating after the
+	// name, whatever the name's script.
+	rtlUnits = []string{"lobby.playerRated"}
 	// ltrRun is notation two pieces of which a neutral joins: digits or a
 	// placeholder, then ×, a dash, a colon, a slash or a full stop, then
 	// digits, a placeholder or a letter; or a key combination.
@@ -376,46 +399,94 @@ var (
 
 // isolated reports whether byte offset i of s lies inside an isolate.
 func isolated(s string, i int) bool {
-	depth := 0
+	return isolate(s, i) != 0
+}
+
+// isolate returns the initiator (U+2066, U+2067 or U+2068) of the
+// innermost isolate that holds byte offset i of s, or 0 for none.
+func isolate(s string, i int) rune {
+	var open []rune
 	for _, r := range s[:i] {
 		switch r {
 		case '\u2066', '\u2067', '\u2068':
-			depth++
+			open = append(open, r)
 		case '\u2069':
-			if depth > 0 {
-				depth--
+			if len(open) > 0 {
+				open = open[:len(open)-1]
 			}
 		}
 	}
-	return depth > 0
+	if len(open) == 0 {
+		return 0
+	}
+	return open[len(open)-1]
 }
 
 func TestRightToLeftIsolates(t *testing.T) {
 	for _, lang := range rtlLanguages {
 		cat := catalog(t, lang)
-		keys := make([]string, 0, len(cat))
-		for k := range cat {
-			keys = append(keys, k)
+		for _, k := range slices.Sorted(maps.Keys(cat)) {
+			for _, problem := range isolateProblems(k, cat[k]) {
+				t.Errorf("%s %s: %s", lang, k, problem)
+			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			msg := cat[k]
-			if slices.Contains(ltrFields, k) {
-				continue
-			}
-			if strings.Count(msg, "\u2069") != strings.Count(msg, "\u2066")+strings.Count(msg, "\u2067")+strings.Count(msg, "\u2068") {
-				t.Errorf("%s %s: unbalanced isolates: %q", lang, k, msg)
-			}
-			for _, m := range placeholder.FindAllStringSubmatchIndex(msg, -1) {
-				if slices.Contains(notationParams, msg[m[2]:m[3]]) && !isolated(msg, m[0]) {
-					t.Errorf("%s %s: %s is not isolated (U+2066 … U+2069): %q", lang, k, msg[m[0]:m[1]], msg)
-				}
-			}
-			for _, m := range ltrRun.FindAllStringIndex(msg, -1) {
-				if !isolated(msg, m[0]) || !isolated(msg, m[1]-1) {
-					t.Errorf("%s %s: the left-to-right run %q is not isolated (U+2066 … U+2069): %q", lang, k, msg[m[0]:m[1]], msg)
-				}
-			}
+	}
+}
+
+// isolateProblems lists what the message msg of key k, in a right-to-left
+// language, leaves unisolated.
+func isolateProblems(k, msg string) []string {
+	if slices.Contains(ltrFields, k) {
+		return nil
+	}
+	var out []string
+	if strings.Count(msg, "\u2069") != strings.Count(msg, "\u2066")+strings.Count(msg, "\u2067")+strings.Count(msg, "\u2068") {
+		out = append(out, fmt.Sprintf("unbalanced isolates: %q", msg))
+	}
+	for _, m := range placeholder.FindAllStringSubmatchIndex(msg, -1) {
+		name, at := msg[m[2]:m[3]], msg[m[0]:m[1]]
+		switch {
+		case slices.Contains(notationParams, name) && !isolated(msg, m[0]):
+			out = append(out, fmt.Sprintf("%s is not isolated (U+2066 … U+2069): %q", at, msg))
+		case slices.Contains(firstStrongParams, name) && isolate(msg, m[0]) != '\u2068':
+			out = append(out, fmt.Sprintf("%s is not isolated by U+2068 … U+2069: %q", at, msg))
+		}
+	}
+	for _, m := range ltrRun.FindAllStringIndex(msg, -1) {
+		if !isolated(msg, m[0]) || !isolated(msg, m[1]-1) {
+			out = append(out, fmt.Sprintf("the left-to-right run %q is not isolated (U+2066 … U+2069): %q", msg[m[0]:m[1]], msg))
+		}
+	}
+	if slices.Contains(rtlUnits, k) && !strings.HasPrefix(msg, "\u200f") {
+		out = append(out, fmt.Sprintf("does not begin with U+200F, which keeps it right to left in the isolate of the message that holds it: %q", msg))
+	}
+	return out
+}
+
+func TestIsolateProblems(t *testing.T) {
+	for _, c := range []struct {
+		key, msg string
+		want     int
+	}{
+		{"game.ratingChange", "\u2068{player}\u2069 کی ریٹنگ میں \u2066{diff}\u2069، اب {rating}", 0},
+		{"game.ratingChange", "\u2068{player}\u2069 کی ریٹنگ میں {diff}، اب {rating}", 1},
+		{"game.ratingChange", "{player} کی ریٹنگ میں \u2066{diff}\u2069، اب {rating}", 1},
+		// A name isolated left to right would turn an Urdu name around.
+		{"ch.sent", "\u2066{player}\u2069 کو چیلنج بھیج دیا گیا۔", 1},
+		{"ch.sent", "\u2068{player}\u2069 کو چیلنج بھیج دیا گیا۔", 0},
+		// The innermost isolate counts: a name in U+2066 inside U+2068 is left to right.
+		{"ch.sent", "\u2068\u2066{player}\u2069\u2069 کو", 1},
+		{"result.drawScore", "برابر، \u2068{south}–{north}\u2069", 0},
+		{"result.drawScore", "برابر، \u2066{south}–{north}\u2069", 2},
+		{"lobby.playerRated", "\u200f\u2068{name}\u2069 ({rating})", 0},
+		{"lobby.playerRated", "\u2068{name}\u2069 ({rating})", 1},
+		{"eval.line", "چال \u2066{move}\u2069: \u2066{eval}\u2069", 0},
+		{"eval.line", "چال \u2066{move}: {eval}\u2069", 0},
+		{"eval.line", "چال \u2066{move}\u2069: {eval}", 1},
+		{"analysis.placeholder", "{move} 1-0", 0},
+	} {
+		if got := isolateProblems(c.key, c.msg); len(got) != c.want {
+			t.Errorf("%s %q: %d problems, want %d: %q", c.key, c.msg, len(got), c.want, got)
 		}
 	}
 }
