@@ -490,3 +490,23 @@ func TestIsolateProblems(t *testing.T) {
 		}
 	}
 }
+
+// A number written with spaces between its groups of digits ("1 000", as
+// Czech writes it) must not break across lines: the space is the no-break
+// space U+00A0, as Intl.NumberFormat writes it. breakingGroup is such a
+// number with an ordinary space.
+var breakingGroup = regexp.MustCompile(`(\d \d{3})(?:\D|$)`)
+
+func TestDigitGroupsDoNotBreak(t *testing.T) {
+	if !breakingGroup.MatchString("po 1 000 okruzích") || breakingGroup.MatchString("po 1\u00a0000 okruzích") || breakingGroup.MatchString("8 jamek a 4 zrna") {
+		t.Fatal("breakingGroup does not tell a breaking digit group from the others")
+	}
+	for _, lang := range languages {
+		cat := catalog(t, lang)
+		for _, k := range slices.Sorted(maps.Keys(cat)) {
+			if m := breakingGroup.FindStringSubmatch(cat[k]); m != nil {
+				t.Errorf("%s %s: the number %q can break across lines: write U+00A0 between its groups: %q", lang, k, m[1], cat[k])
+			}
+		}
+	}
+}
