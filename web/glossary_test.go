@@ -142,6 +142,10 @@ func TestGlossary(t *testing.T) {
 // catalog.
 func checkGlossary(g glossary, en map[string]string, cats map[string]map[string]string, report func(format string, args ...any)) {
 	checkGlossaryItself(g, en, slices.Sorted(maps.Keys(cats)), report)
+	keysOf := map[string][]string{}
+	for name, c := range g.Concepts {
+		keysOf[name] = c.keys(en)
+	}
 	for _, lang := range slices.Sorted(maps.Keys(cats)) {
 		spec, ok := g.Languages[lang]
 		if !ok {
@@ -160,7 +164,7 @@ func checkGlossary(g glossary, en map[string]string, cats map[string]map[string]
 			if term.Term == "" {
 				report("%s %s: no term", lang, name)
 			}
-			conceptKeys := shared.keys(en)
+			conceptKeys := keysOf[name]
 			if len(term.Keys) > 0 {
 				conceptKeys = term.Keys
 			}
