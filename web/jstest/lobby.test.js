@@ -52,7 +52,7 @@ test("categories, ratings and players in words", async () => {
 test("the lobby's words follow the language", async () => {
   await useLanguage("cs");
   await loadPart("lobby");
-  assert.equal(categoryName("8-blitz"), "Blesková, 8 jamek");
+  assert.equal(categoryName("8-blitz"), "Blitz, 8 jamek");
   assert.equal(categoryName("3-rapid"), "Rapid, 3 jamky");
   assert.equal(t("lobby.rated"), "Hodnocená");
   await useLanguage("bn");
