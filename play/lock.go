@@ -46,15 +46,25 @@ func (l *locks) lock(key string) func() {
 	}
 }
 
-// With runs f on game id, loaded, holding the game's lock: whatever f
-// changes, and answers, no other change of the game falls in between.
+// With runs f on game id holding the game's lock: whatever f changes, and
+// answers, no other change of the game falls in between. The game is the
+// one kept in memory since its last change (memory.go), or read from the
+// store once when it is not kept; a game f leaves with an error other
+// than a refusal of play's (a change that failed to be stored, which may
+// have left it half changed) is forgotten, and read again next time.
 func (t *Table) With(ctx context.Context, id string, f func(g *Game) error) error {
 	defer t.locks.lock(id)()
-	g, err := t.Load(ctx, id)
+	g, err := t.kept(ctx, id)
 	if err != nil {
 		return err
 	}
-	return f(g)
+	err = f(g)
+	if err != nil && !refusal(err) {
+		t.Forget(id)
+	} else {
+		t.done(g)
+	}
+	return err
 }
 
 // Busy returns the number of games (and series) whose lock is held or

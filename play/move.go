@@ -24,7 +24,7 @@ func (t *Table) Move(ctx context.Context, g *Game, seat Seat, text string, ply *
 	if g.info.Online != nil && ply == nil {
 		return Change{}, errorf(ErrBadRequest, "give the number of moves you saw, as in {\"move\": \"c\", \"ply\": 12}")
 	}
-	if err := g.checkPly(ply); err != nil {
+	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
 	return t.play(ctx, g, seat, m, t.Clock.Now())
@@ -126,7 +126,7 @@ func (g *Game) moveEdit(seat Seat, m rules.Move, now time.Time) (e edit, refused
 // device, as the player saw it after ply moves (nil: not said); choose
 // picks the move of the computer's level.
 func (t *Table) ComputerMove(ctx context.Context, g *Game, ply *int, choose func(ctx context.Context, b *rules.Game, level int) (rules.Move, error)) (Change, error) {
-	if err := g.checkPly(ply); err != nil {
+	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
 	c := g.info.Computer
@@ -159,7 +159,7 @@ func (t *Table) Takeback(ctx context.Context, g *Game, ply *int) (Change, error)
 	if ply == nil {
 		return Change{}, errorf(ErrBadRequest, "give the number of moves played, as in {\"ply\": 12}, so that a takeback is not repeated by mistake")
 	}
-	if err := g.checkPly(ply); err != nil {
+	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
 	had := g.board.Ply()
@@ -204,7 +204,7 @@ func (t *Table) Act(ctx context.Context, g *Game, seat Seat, action string, ply 
 	if ply == nil {
 		return Change{}, errorf(ErrBadRequest, "give the number of moves you saw, as in {\"action\": \"resign\", \"ply\": 12}")
 	}
-	if err := g.checkPly(ply); err != nil {
+	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
 	if err := g.notOver(); err != nil {

@@ -30,7 +30,7 @@ func (t *Table) act(ctx context.Context, g *Game, side rules.Side, action string
 	if ply == nil {
 		return Change{}, errorf(ErrBadRequest, "give the number of moves you saw, as in {\"action\": \"resign\", \"ply\": 12}")
 	}
-	if err := g.checkPly(ply); err != nil {
+	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
 	now := t.Clock.Now()

@@ -65,6 +65,13 @@ type Table struct {
 	// Clock tells the time of every change and of the clocks' reading:
 	// clock.Real unless a test moves it by hand.
 	Clock clock.Clock
+	// KeepMost and KeepIdle bound the games kept in memory (memory.go):
+	// 0 for DefaultKeepMost and DefaultKeepIdle; a negative KeepMost keeps
+	// none.
+	KeepMost int
+	KeepIdle time.Duration
+	// memory keeps the games served lately (memory.go).
+	memory gameMemory
 	// ratings keeps the players of the games shown lately (ratings.go).
 	ratings ratingsCache
 }

@@ -116,8 +116,9 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 	}
 	return func(payload string) {
 		if payload == "" {
-			// Notices may have been missed: send every client here its
-			// game as it is now.
+			// Notices may have been missed: forget the games kept, and
+			// send every client here its game as it is now.
+			s.table.ForgetAll()
 			for _, id := range s.live.watched() {
 				s.relay(id, "", false)
 			}
@@ -151,6 +152,8 @@ func (s *Server) handleNotice(n notice) {
 			return // a reminder: nothing the clients see has changed
 		}
 	} else {
+		// The game as kept here is behind: the next use reads it.
+		s.table.Forget(n.Game)
 		var at time.Time
 		if n.Deadline > 0 {
 			at = time.UnixMilli(n.Deadline)
@@ -254,6 +257,7 @@ func (s *Server) syncRevisions(ctx context.Context, behind map[string]int64) {
 			continue
 		}
 		if lacked, ok := was[id]; ok && have < lacked && ctx.Err() == nil {
+			s.table.Forget(id) // changed elsewhere, its notice missed
 			s.relay(id, "", false)
 			continue
 		}

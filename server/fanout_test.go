@@ -210,6 +210,11 @@ func presenceCatchingUp(t *testing.T, before int, tell func(s *Server, id string
 	if code, raw := other.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], before), nil); code != 200 {
 		t.Fatalf("the move on the other server: %d %s", code, raw)
 	}
+	// This server keeps the game as it sent it; a presence told after
+	// another instance's change, and before its notice, reads the game
+	// when this one no longer keeps it (it left memory, or this server
+	// restarted meanwhile).
+	ts.srv.table.Forget(g.ID)
 	tell(ts.srv, g.ID)
 	m := c.wait("the move", func(m liveMessage) bool { return m.Game != nil && len(m.Game.Moves) == before+1 })
 	if m.Event != "move" || m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {

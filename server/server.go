@@ -246,6 +246,8 @@ func (s *Server) background(ctx context.Context) {
 	defer beat.Stop()
 	sweep := time.NewTicker(time.Hour)
 	defer sweep.Stop()
+	forget := time.NewTicker(time.Minute)
+	defer forget.Stop()
 	// With other instances: tell them who is connected here, and check
 	// the clocks of every open game, whichever instance started them.
 	shared := time.NewTicker(presenceRefresh)
@@ -268,6 +270,8 @@ func (s *Server) background(ctx context.Context) {
 			}
 		case <-sweep.C:
 			s.expireIdle(ctx)
+		case <-forget.C:
+			s.table.Sweep() // the games idle in memory leave
 		case <-shared.C:
 			s.tellPresence()
 			s.checkClocks(ctx)
