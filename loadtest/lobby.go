@@ -10,25 +10,30 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/coder/websocket/wsjson"
 )
 
 // Lobby mode (docs/api.md, "Lobby"): each client is a signed-in player
-// on a device of its own. It signs up, opens a lobby connection, joins a
-// pool and waits for the pairing; then it plays the game it was paired
-// into over the game's WebSocket with its session (no seat token), a
-// random legal move on each of its turns, until the game ends. The run
-// measures the pairing delay (join → paired) and the time a move takes to
-// reach the opponent; with Check it verifies afterwards that every client
-// was paired once and that each rated game changed both players' ratings
-// exactly once.
+// on a device of its own. Before the clock starts, every client signs up
+// (or signs in to the account of the same name that an earlier run with
+// the same Names made). Then, for Duration, each client opens a lobby
+// connection, joins a pool and waits for its pairing; it plays the game
+// it was paired into over the game's WebSocket with its session (no seat
+// token), a random legal move on each of its turns, until the game ends,
+// and joins the pool again. When Duration ends no one joins any more: the
+// games under way are played out, and the players still waiting paired,
+// for at most PlayOut; the games still being played then are cut off and
+// counted, not failed. The run measures the pairing delay (join →
+// paired) and the time a move takes to reach the opponent; with Check it
+// verifies afterwards that no client was paired into a game it did not
+// wait for, that every move a client saw is stored and every stored move
+// was sent by a client at its ply, and that each rated game changed both
+// players' ratings exactly once.
 //
 // A share of the games (LobbyConfig.Races) end in a race: at a chosen ply
 // the side to move sends its move while its opponent resigns, at once.
@@ -42,8 +47,12 @@ const (
 	DefaultLobbyRate    = 1.0
 	DefaultSignupAtOnce = 2
 	MaxSignupAtOnce     = 64
+	// DefaultPlayOut is how long the games under way at the end of the
+	// duration may take to end: at a move a second a player, an 8-hole
+	// game takes under a minute, and rarely over three.
+	DefaultPlayOut = 5 * time.Minute
 	// lobbyPassword is the password of the run's accounts: they are made
-	// fresh for each run and are of no use after it.
+	// for load tests and are of no use elsewhere.
 	lobbyPassword = "loadtest-lobby-player"
 	// silenceLimit is how long a game connection may bring nothing before
 	// the client takes it for dead and opens another.
@@ -51,25 +60,36 @@ const (
 	// maxRefusals is how many of its moves in a row a client lets the
 	// server refuse before it reopens the connection to resync.
 	maxRefusals = 3
+	// aloneCheck is how often, once the duration is over, a client
+	// waiting in the pool looks whether anyone else still waits.
+	aloneCheck = 250 * time.Millisecond
 )
 
 // LobbyConfig is a lobby load test.
 type LobbyConfig struct {
 	// Servers are the instances, sharing one database: client i signs up
 	// and plays through Servers[i % len], and fails over to the next.
-	Servers  []string
-	Clients  int           // players, 2 to MaxLobbyClients
-	Pool     string        // the pool they all join; DefaultPool if empty
-	Rated    bool          // join the pool rated
-	Rate     float64       // a player moves 1/Rate seconds after its turn comes; DefaultLobbyRate if 0
-	Duration time.Duration // cap of the sign-ups, and again of the pairing and play
-	Ramp     time.Duration // the joins are spread over this time (less than Duration)
-	Races    float64       // share of the games whose end is raced (0 to 1)
-	Check    bool          // afterwards check the pairings and the ratings
-	Timeout  time.Duration // of one request or dial; DefaultTimeout if 0
-	Seed     uint64        // of the moves and the races
+	Servers []string
+	Clients int     // players, 2 to MaxLobbyClients
+	Pool    string  // the pool they all join; DefaultPool if empty
+	Rated   bool    // join the pool rated
+	Rate    float64 // a player moves 1/Rate seconds after its turn comes; DefaultLobbyRate if 0
+	// Duration is how long the clients join the pool and play, again
+	// after each game; it starts once every client is signed in.
+	Duration time.Duration
+	// PlayOut is how long, after Duration, the games under way may take
+	// to end (DefaultPlayOut if 0); those still being played then are cut
+	// off, and counted.
+	PlayOut time.Duration
+	Ramp    time.Duration // the first joins are spread over this time (less than Duration)
+	Races   float64       // share of the games whose end is raced (0 to 1)
+	Check   bool          // afterwards check the pairings, the moves and the ratings
+	Timeout time.Duration // of one request or dial; DefaultTimeout if 0
+	Seed    uint64        // of the moves and the races
 	// Names is the prefix of the accounts' names (up to 8 letters or
-	// digits); a random one if empty, so that runs do not collide.
+	// digits); a random one if empty, so that runs do not collide. The
+	// accounts an earlier run made with the same prefix are signed in
+	// to instead of being made again.
 	Names string
 	// SignupAtOnce is how many sign-ups are sent at once
 	// (DefaultSignupAtOnce if 0): each hashes a password on the server.
@@ -95,6 +115,8 @@ func (cfg LobbyConfig) Validate() error {
 		return fmt.Errorf("--rate %g out of range with --lobby (above 0, up to %d)", cfg.Rate, MaxOnlineRate)
 	case cfg.Duration <= 0 || cfg.Duration > MaxDuration:
 		return fmt.Errorf("--duration %v out of range (above 0, up to %v)", cfg.Duration, MaxDuration)
+	case cfg.PlayOut <= 0 || cfg.PlayOut > MaxDuration:
+		return fmt.Errorf("--play-out %v out of range (above 0, up to %v)", cfg.PlayOut, MaxDuration)
 	case cfg.Ramp < 0 || cfg.Ramp > 0 && cfg.Ramp >= cfg.Duration:
 		return fmt.Errorf("--ramp %v out of range (0 up to less than --duration %v)", cfg.Ramp, cfg.Duration)
 	case !(cfg.Races >= 0 && cfg.Races <= 1):
@@ -140,6 +162,9 @@ func (cfg LobbyConfig) withDefaults() (LobbyConfig, error) {
 	if cfg.Rate == 0 {
 		cfg.Rate = DefaultLobbyRate
 	}
+	if cfg.PlayOut == 0 {
+		cfg.PlayOut = DefaultPlayOut
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -162,8 +187,12 @@ type lobbyRunner struct {
 	cfg      LobbyConfig
 	servers  []string
 	clients  []*client // by server
-	ctx      context.Context
-	category atomic.Pointer[string] // the pool's category, from the first lobby message
+	category string    // the pool's, read before the clock starts
+	// over is closed when the duration ends: from then on no client
+	// joins the pool again.
+	over chan struct{}
+	// waiting counts the clients waiting for a pairing (lobbyPlayer.waiting).
+	waiting atomic.Int64
 
 	mu    sync.Mutex
 	games map[string]*sharedGame
@@ -172,12 +201,14 @@ type lobbyRunner struct {
 
 // lstats are the counts and samples of a lobby run, under lobbyRunner.mu.
 type lstats struct {
-	signedUp, joined, paired, pairedTwice int
-	finished, raced                       int
-	moves, refused, reconnects            int64
-	pairDelay, moveLat, signupLat         []time.Duration
-	errors, disconnects                   map[string]int
-	firstErr, firstDisc                   map[string]string
+	signedUp, signedIn            int
+	joined, paired, pairedTwice   int
+	listed, left                  int
+	finished, gamesEnded, raced   int
+	moves, refused, reconnects    int64
+	pairDelay, moveLat, signupLat []time.Duration
+	errors, disconnects           map[string]int
+	firstErr, firstDisc           map[string]string
 }
 
 func (r *lobbyRunner) add(f func(*lstats)) {
@@ -206,27 +237,66 @@ func (r *lobbyRunner) disconnect(kind, msg string) {
 	})
 }
 
-// sharedGame is a paired game as its two clients share it, to measure
-// the moves' delivery and to race its end.
+// durationOver reports whether the duration has ended.
+func (r *lobbyRunner) durationOver() bool {
+	select {
+	case <-r.over:
+		return true
+	default:
+		return false
+	}
+}
+
+// sharedGame is a paired game as its two clients share it: to measure
+// the moves' delivery, to race its end, and to check its moves.
 type sharedGame struct {
 	id     string
 	raceAt int         // the ply from which the end is raced; -1 for none
 	race   [2]chan int // by side (sideIndex): the mover tells its opponent the ply it moves at, to resign at it
 
-	mu      sync.Mutex
-	sent    map[int]sentMove // by ply
-	players []pairing        // the clients told of it
+	mu   sync.Mutex
+	sent map[int][]sentMove // by ply: every move a client sent there
+	// seen is the longest list of moves a client saw in a game message;
+	// every message's moves must be a prefix of it, or it of theirs.
+	seen []string
+	// replaced counts the moves seen that a later message had changed:
+	// lost, as a move the server took and then forgot is.
+	replaced      int
+	firstReplaced string
+	players       []pairing // the clients paired into it
+	ended         int       // its clients that saw it end
 }
 
 type sentMove struct {
-	side string
-	at   time.Time
+	side, move string
+	at         time.Time
 }
 
-// pairing is a client's paired message.
+// pairing is a client's pairing into a game.
 type pairing struct {
 	client int
 	side   string
+}
+
+// observe takes the moves of a game message a client received.
+func (g *sharedGame) observe(moves []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	same := 0
+	for same < len(moves) && same < len(g.seen) && moves[same] == g.seen[same] {
+		same++
+	}
+	switch {
+	case same < len(moves) && same < len(g.seen):
+		// A move seen before is not there any more: the server replaced it.
+		g.replaced += len(g.seen) - same
+		if g.firstReplaced == "" {
+			g.firstReplaced = fmt.Sprintf("game %s: move %s at ply %d was seen, then %s there", g.id, g.seen[same], same, moves[same])
+		}
+		g.seen = append([]string(nil), moves...)
+	case len(moves) > len(g.seen):
+		g.seen = append(g.seen, moves[len(g.seen):]...)
+	}
 }
 
 // lobbyPlayer is one client.
@@ -235,26 +305,33 @@ type lobbyPlayer struct {
 	idx    int
 	name   string
 	cookie string
+	// before is the set of games in the account's rating history before
+	// the run: an account of an earlier run has played some. Nil for a
+	// new account.
+	before map[string]bool
 	rng    *rand.Rand
 
-	mu      sync.Mutex
-	server  int // the server it talks to now
-	lobby   *websocket.Conn
-	paired  chan pairMsg
-	games   []string // the games it was told of, in order
-	joined  time.Time
-	result  *playerResult
-	dropped chan struct{} // closed when the lobby connection drops
+	mu       sync.Mutex
+	server   int // the server it talks to now
+	lobby    *websocket.Conn
+	dropped  chan struct{} // closed when the lobby connection drops
+	paired   chan pairMsg  // the pairings it accepted, for run
+	waiting  bool          // it joined the pool and waits for its pairing
+	joinedAt time.Time     // of the join it waits on
+	games    []playerGame  // the games it was paired into, in order
+	listed   map[string]bool
+	results  map[string]string // by game: the status it saw the game end with
 }
 
 type pairMsg struct {
 	game, side string
 	at         time.Time
+	listed     bool // found by listing the account's games, not told
 }
 
-// playerResult is how a client saw its game end.
-type playerResult struct {
-	game, side, status string
+// playerGame is a game a client was paired into, and its side.
+type playerGame struct {
+	id, side string
 }
 
 // lobbyGame is the part of a game the lobby clients read.
@@ -277,26 +354,23 @@ type ratingDiff struct {
 
 // lobbyMsg is a message of the lobby or a game's live connection.
 type lobbyMsg struct {
-	Type  string          `json:"type"`
-	Game  json.RawMessage `json:"game"`
-	Side  string          `json:"side"`
-	Event string          `json:"event"`
-	Pools []struct {
-		ID       string `json:"id"`
-		Category string `json:"category"`
-	} `json:"pools"`
-	Status int    `json:"status"`
-	Error  string `json:"error"`
+	Type   string          `json:"type"`
+	Game   json.RawMessage `json:"game"`
+	Side   string          `json:"side"`
+	Event  string          `json:"event"`
+	Status int             `json:"status"`
+	Error  string          `json:"error"`
 }
 
 // RunLobby runs the lobby load test cfg and returns its report. The error
-// is for a config that cannot run; failures are counted in the report.
+// is for a config that cannot run, or a server without the pool;
+// failures are counted in the report.
 func RunLobby(ctx context.Context, cfg LobbyConfig) (*LobbyReport, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("lobby load test: %w", err)
 	}
-	r := &lobbyRunner{cfg: cfg, ctx: ctx, games: map[string]*sharedGame{}}
+	r := &lobbyRunner{cfg: cfg, games: map[string]*sharedGame{}, over: make(chan struct{})}
 	r.st.errors, r.st.firstErr = map[string]int{}, map[string]string{}
 	r.st.disconnects, r.st.firstDisc = map[string]int{}, map[string]string{}
 	for _, s := range cfg.Servers {
@@ -310,60 +384,57 @@ func RunLobby(ctx context.Context, cfg LobbyConfig) (*LobbyReport, error) {
 		defer c.close()
 		r.clients = append(r.clients, c)
 	}
-	rep := &LobbyReport{Servers: r.servers, Clients: cfg.Clients, Pool: cfg.Pool, Rated: cfg.Rated,
-		Rate: cfg.Rate, Races: cfg.Races, Duration: cfg.Duration, Names: cfg.Names}
+	if err := r.readPool(ctx); err != nil {
+		return nil, fmt.Errorf("lobby load test: %w", err)
+	}
+	rep := &LobbyReport{Servers: r.servers, Clients: cfg.Clients, Pool: cfg.Pool, Category: r.category,
+		Rated: cfg.Rated, Rate: cfg.Rate, Races: cfg.Races, Duration: cfg.Duration, PlayOut: cfg.PlayOut, Names: cfg.Names}
 
 	players := make([]*lobbyPlayer, cfg.Clients)
 	for i := range players {
 		players[i] = &lobbyPlayer{r: r, idx: i, name: fmt.Sprintf("%s-%d", cfg.Names, i), server: i % len(r.servers),
-			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), paired: make(chan pairMsg, 4)}
+			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), paired: make(chan pairMsg, 4),
+			listed: map[string]bool{}, results: map[string]string{}}
 	}
 
-	// Sign-ups, a few at once: each hashes a password.
+	// Before the clock: every client's account, a few at once (each
+	// hashes a password), and the rating histories of those of an
+	// earlier run.
 	t0 := time.Now()
-	sctx, cancel := context.WithTimeout(ctx, cfg.Duration)
-	next := atomic.Int64{}
-	var wg sync.WaitGroup
-	for range cfg.SignupAtOnce {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(players)) && sctx.Err() == nil; i = next.Add(1) - 1 {
-				players[i].signUp(sctx)
-			}
-		})
-	}
-	wg.Wait()
-	cancel()
+	ready := r.signUpAll(ctx, players)
 	rep.SignupTime = time.Since(t0)
-	if ctx.Err() != nil {
-		rep.Interrupted = true
+	if ctx.Err() != nil || !ready {
+		rep.Interrupted = ctx.Err() != nil
 		rep.fill(r, players)
 		return rep, nil
 	}
 
-	// Pairing and play, within the duration.
+	// The clock: joins, pairings and games for the duration, then the
+	// games under way played out, within the cap.
+	rep.Started = true
 	t0 = time.Now()
-	pctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	cctx, cancel := context.WithTimeout(ctx, cfg.Duration+cfg.PlayOut)
 	defer cancel()
+	over := time.AfterFunc(cfg.Duration, func() { close(r.over) })
+	defer over.Stop()
 	done := make(chan struct{})
-	var pwg sync.WaitGroup
+	var pwg, wg sync.WaitGroup
 	if cfg.Progress != nil {
 		pwg.Go(func() { r.progress(done, t0) })
 	}
 	for i, p := range players {
-		if p.cookie == "" {
-			continue
-		}
 		delay := time.Duration(0)
 		if cfg.Ramp > 0 {
 			delay = cfg.Ramp * time.Duration(i) / time.Duration(len(players))
 		}
-		wg.Go(func() { p.run(pctx, delay) })
+		wg.Go(func() { p.run(cctx, delay) })
 	}
 	wg.Wait()
 	rep.Elapsed = time.Since(t0)
-	rep.TimedOut = pctx.Err() != nil && ctx.Err() == nil
-	// The lobby connections stay open to the end, so that a second
-	// pairing would be seen.
+	rep.Capped = cctx.Err() != nil && ctx.Err() == nil
+	rep.WaitingAtEnd = int(r.waiting.Load())
+	// The lobby connections stay open to the end, so that a pairing no
+	// client waited for would be seen.
 	for _, p := range players {
 		wg.Go(p.closeLobby)
 	}
@@ -378,91 +449,61 @@ func RunLobby(ctx context.Context, cfg LobbyConfig) (*LobbyReport, error) {
 	return rep, nil
 }
 
-// signUp makes the client's account and keeps its session cookie,
-// trying again after a refusal for too many sign-ups or a busy server.
-func (p *lobbyPlayer) signUp(ctx context.Context) {
-	r := p.r
-	body, _ := json.Marshal(map[string]string{"name": p.name, "password": lobbyPassword})
-	path := "/api/account/signup"
-	for attempt := 0; ctx.Err() == nil; attempt++ {
-		t0 := time.Now()
-		a, err := r.clients[p.server].do(ctx, http.MethodPost, path, body)
-		switch {
-		case err == nil && a.status == http.StatusConflict && attempt > 0 && path != "/api/account/signin":
-			// A sign-up whose answer was lost may have made the
-			// account: sign in to it.
-			path = "/api/account/signin"
+// readPool reads the pool's category from the lobby, on the first server
+// that answers: it names the ratings the check reads, and a pool the
+// server does not have is found before anything else is sent.
+func (r *lobbyRunner) readPool(ctx context.Context) error {
+	var last error
+	for _, c := range r.clients {
+		a, err := c.do(ctx, http.MethodGet, "/api/lobby", nil)
+		if err != nil {
+			last = fmt.Errorf("reading the lobby of %s: %w", c.base, err)
 			continue
-		case err != nil:
-			if ctx.Err() != nil {
-				return
-			}
-			r.disconnect(errorKind(err), fmt.Sprintf("sign-up of %s: %v", p.name, err))
-			p.server = (p.server + 1) % len(r.servers)
-		case a.status == http.StatusTooManyRequests || a.status == http.StatusServiceUnavailable:
-			// Wait as told, and try again.
-		case a.status != http.StatusOK && a.status != http.StatusCreated:
-			r.error(fmt.Sprintf("sign-up HTTP %d", a.status), fmt.Sprintf("%s: %.200s", p.name, a.body))
-			return
-		default:
-			for _, c := range (&http.Response{Header: a.header}).Cookies() {
-				if c.Name == "endodoi_session" && c.Value != "" {
-					p.cookie = c.Name + "=" + c.Value
-				}
-			}
-			if p.cookie == "" {
-				r.error("sign-up without a session", fmt.Sprintf("%s: %.200s", p.name, a.body))
-				return
-			}
-			lat := time.Since(t0)
-			r.add(func(s *lstats) { s.signedUp++; s.signupLat = append(s.signupLat, lat) })
-			return
 		}
-		d := a.retryAfter
-		if d == 0 {
-			d = min(100*time.Millisecond<<min(attempt, 5), 3*time.Second)
+		if a.status != http.StatusOK {
+			last = fmt.Errorf("reading the lobby of %s: HTTP %d %.200s", c.base, a.status, a.body)
+			continue
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(d):
+		var lobby struct {
+			Pools []struct {
+				ID       string `json:"id"`
+				Category string `json:"category"`
+			} `json:"pools"`
 		}
+		if err := json.Unmarshal(a.body, &lobby); err != nil {
+			return fmt.Errorf("reading the lobby of %s: %w", c.base, err)
+		}
+		var ids []string
+		for _, p := range lobby.Pools {
+			if p.ID == r.cfg.Pool && p.Category != "" {
+				r.category = p.Category
+				return nil
+			}
+			ids = append(ids, p.ID)
+		}
+		return fmt.Errorf("--pool %s: %s has no such pool (its pools: %s)", r.cfg.Pool, c.base, strings.Join(ids, ", "))
 	}
+	return last
 }
 
-// run joins the pool, waits for the pairing and plays the game.
+// run joins the pool, waits for the pairing and plays the game, again
+// and again until the duration is over.
 func (p *lobbyPlayer) run(ctx context.Context, delay time.Duration) {
 	select {
 	case <-ctx.Done():
 		return
 	case <-time.After(delay):
 	}
-	var pm pairMsg
-	for waiting := true; waiting; {
-		if !p.openLobby(ctx) {
+	for {
+		pm, ok := p.waitPairing(ctx)
+		if !ok {
 			return
 		}
-		p.mu.Lock()
-		dropped := p.dropped
-		p.mu.Unlock()
-		if !p.join(ctx) {
+		p.play(ctx, pm.game, pm.side)
+		if ctx.Err() != nil || p.r.durationOver() {
 			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case pm = <-p.paired:
-			waiting = false
-		case <-dropped:
-			// Lost the lobby connection before the pairing: the place
-			// goes with it; open another and join again.
 		}
 	}
-	p.mu.Lock()
-	joined := p.joined
-	p.mu.Unlock()
-	delay = pm.at.Sub(joined)
-	p.r.add(func(s *lstats) { s.paired++; s.pairDelay = append(s.pairDelay, delay) })
-	p.play(ctx, pm.game, pm.side)
 }
 
 // wsURL is the WebSocket address of path on server i.
@@ -511,132 +552,13 @@ func (p *lobbyPlayer) dial(ctx context.Context, path string) (*websocket.Conn, b
 	return nil, false
 }
 
-// openLobby opens the client's lobby connection and reads it until it
-// drops or the run ends: the pairings go to p.paired.
-func (p *lobbyPlayer) openLobby(ctx context.Context) bool {
-	conn, ok := p.dial(ctx, "/api/lobby/live")
-	if !ok {
-		return false
-	}
-	dropped := make(chan struct{})
-	p.mu.Lock()
-	p.lobby, p.dropped = conn, dropped
-	p.mu.Unlock()
-	go func() {
-		defer close(dropped)
-		err := p.readLobby(conn)
-		p.mu.Lock()
-		closing := p.lobby != conn
-		p.mu.Unlock()
-		if !closing && ctx.Err() == nil {
-			p.r.disconnect(errorKind(err), fmt.Sprintf("lobby connection of %s: %v", p.name, err))
-		}
-	}()
-	return true
-}
-
-// readLobby reads the lobby connection's messages until it fails.
-func (p *lobbyPlayer) readLobby(conn *websocket.Conn) error {
-	r := p.r
-	for {
-		// The run's end closes the connection: no deadline of its own.
-		var msg lobbyMsg
-		if err := wsjson.Read(context.Background(), conn, &msg); err != nil {
-			return err
-		}
-		at := time.Now()
-		switch msg.Type {
-		case "lobby":
-			for _, pl := range msg.Pools {
-				if pl.ID == r.cfg.Pool && pl.Category != "" {
-					cat := pl.Category
-					r.category.CompareAndSwap(nil, &cat)
-				}
-			}
-		case "paired":
-			var game string
-			if err := json.Unmarshal(msg.Game, &game); err != nil || game == "" {
-				r.error("bad paired message", fmt.Sprintf("%s: %.200s", p.name, msg.Game))
-				continue
-			}
-			p.mu.Lock()
-			first := len(p.games) == 0
-			p.games = append(p.games, game)
-			p.mu.Unlock()
-			g := r.game(game)
-			g.mu.Lock()
-			g.players = append(g.players, pairing{p.idx, msg.Side})
-			g.mu.Unlock()
-			if !first {
-				r.add(func(s *lstats) { s.pairedTwice++ })
-				continue
-			}
-			p.paired <- pairMsg{game, msg.Side, at}
-		case "error":
-			r.error(fmt.Sprintf("lobby error %d", msg.Status), msg.Error)
-		}
-	}
-}
-
-// closeLobby closes the client's lobby connection at the end of the run.
-func (p *lobbyPlayer) closeLobby() {
-	p.mu.Lock()
-	conn := p.lobby
-	p.lobby = nil
-	p.mu.Unlock()
-	if conn != nil {
-		conn.Close(websocket.StatusNormalClosure, "")
-	}
-}
-
-// join joins the pool; already being in it is fine.
-func (p *lobbyPlayer) join(ctx context.Context) bool {
-	r := p.r
-	body, _ := json.Marshal(map[string]bool{"rated": r.cfg.Rated})
-	path := "/api/lobby/pools/" + url.PathEscape(r.cfg.Pool) + "/join"
-	for attempt := 0; ctx.Err() == nil; attempt++ {
-		p.mu.Lock()
-		i := p.server
-		if p.joined.IsZero() {
-			p.joined = time.Now()
-		}
-		p.mu.Unlock()
-		a, err := r.clients[i].doAs(ctx, http.MethodPost, path, body, p.cookie)
-		switch {
-		case err != nil:
-			if ctx.Err() != nil {
-				return false
-			}
-			r.disconnect(errorKind(err), fmt.Sprintf("joining %s: %v", r.cfg.Pool, err))
-		case a.status == http.StatusOK:
-			r.add(func(s *lstats) { s.joined++ })
-			return true
-		case a.status == http.StatusConflict:
-			return true // in it already: the join before went through
-		case a.status == http.StatusTooManyRequests || a.status == http.StatusServiceUnavailable:
-		default:
-			r.error(fmt.Sprintf("join HTTP %d", a.status), fmt.Sprintf("%s: %.200s", p.name, a.body))
-			return false
-		}
-		d := a.retryAfter
-		if d == 0 {
-			d = min(100*time.Millisecond<<min(attempt, 5), 3*time.Second)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(d):
-		}
-	}
-	return false
-}
-
 // game returns the shared record of the game id, made on first use.
 func (r *lobbyRunner) game(id string) *sharedGame {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g := r.games[id]
 	if g == nil {
-		g = &sharedGame{id: id, raceAt: -1, race: [2]chan int{make(chan int, 1), make(chan int, 1)}, sent: map[int]sentMove{}}
+		g = &sharedGame{id: id, raceAt: -1, race: [2]chan int{make(chan int, 1), make(chan int, 1)}, sent: map[int][]sentMove{}}
 		// The draw depends on the game alone, so that both clients agree.
 		h := rand.New(rand.NewPCG(r.cfg.Seed, hashString(id)))
 		if h.Float64() < r.cfg.Races {

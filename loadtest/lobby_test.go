@@ -9,7 +9,7 @@ import (
 
 func TestLobbyConfigValidate(t *testing.T) {
 	good := LobbyConfig{Servers: []string{"http://127.0.0.1:8080"}, Clients: 10, Pool: DefaultPool, Rate: 1,
-		Duration: time.Minute, Timeout: time.Second, SignupAtOnce: 2}
+		Duration: time.Minute, PlayOut: time.Minute, Timeout: time.Second, SignupAtOnce: 2}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("a good config: %v", err)
 	}
@@ -26,6 +26,8 @@ func TestLobbyConfigValidate(t *testing.T) {
 		{"no rate", func(c *LobbyConfig) { c.Rate = 0 }, "--rate"},
 		{"rate too high", func(c *LobbyConfig) { c.Rate = MaxOnlineRate + 1 }, "--rate"},
 		{"long duration", func(c *LobbyConfig) { c.Duration = MaxDuration + time.Second }, "--duration"},
+		{"no play-out", func(c *LobbyConfig) { c.PlayOut = 0 }, "--play-out"},
+		{"long play-out", func(c *LobbyConfig) { c.PlayOut = MaxDuration + time.Second }, "--play-out"},
 		{"ramp as long as the run", func(c *LobbyConfig) { c.Ramp = time.Minute }, "--ramp"},
 		{"races above 1", func(c *LobbyConfig) { c.Races = 1.5 }, "--races"},
 		{"negative races", func(c *LobbyConfig) { c.Races = -0.1 }, "--races"},
@@ -59,9 +61,25 @@ func TestLobbyReportErr(t *testing.T) {
 	if err := clean.Err(); err != nil {
 		t.Fatalf("a clean run: %v", err)
 	}
-	odd := LobbyReport{Clients: 5, SignedUp: 5, Paired: 4, Games: 2, Finished: 2}
-	if err := odd.Err(); err != nil {
-		t.Errorf("an odd client out: %v", err)
+	// Counted, not failures: what the clock and the cap leave undone.
+	for _, tc := range []struct {
+		name   string
+		change func(*LobbyReport)
+	}{
+		{"an odd client out", func(r *LobbyReport) { r.Clients, r.SignedUp, r.Left = 5, 5, 1 }},
+		{"games cut off by the cap", func(r *LobbyReport) {
+			r.Finished, r.CutOff, r.Capped, r.Check = 0, 2, true, &LobbyCheck{Games: 2, CutOff: 2}
+		}},
+		{"clients still waiting at the cap", func(r *LobbyReport) { r.Clients, r.SignedUp, r.WaitingAtEnd = 6, 6, 2 }},
+		{"accounts of an earlier run", func(r *LobbyReport) { r.SignedUp, r.SignedIn = 1, 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := clean
+			tc.change(&r)
+			if err := r.Err(); err != nil {
+				t.Errorf("%+v: %v", r, err)
+			}
+		})
 	}
 	for _, tc := range []struct {
 		name   string
@@ -70,11 +88,13 @@ func TestLobbyReportErr(t *testing.T) {
 		{"interrupted", func(r *LobbyReport) { r.Interrupted = true }},
 		{"an error", func(r *LobbyReport) { r.Errors = map[string]int{"join HTTP 500": 1} }},
 		{"a sign-up missing", func(r *LobbyReport) { r.SignedUp = 3 }},
-		{"a client unpaired", func(r *LobbyReport) { r.Paired = 2 }},
-		{"paired twice", func(r *LobbyReport) { r.PairedTwice = 1 }},
-		{"a game unfinished", func(r *LobbyReport) { r.Finished = 1 }},
-		{"a rating changed twice", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, Doubled: 1} }},
-		{"a rating unchanged", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, Missing: 1} }},
+		{"no game", func(r *LobbyReport) { r.Paired, r.Games, r.Finished, r.Check = 0, 0, 0, &LobbyCheck{} }},
+		{"a pairing not waited for", func(r *LobbyReport) { r.PairedTwice = 1 }},
+		{"a move lost", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, MovesLost: 1} }},
+		{"a move doubled", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, MovesDoubled: 1} }},
+		{"a rating changed twice", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, RatingsDoubled: 1} }},
+		{"a rating unchanged", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, RatingsMissing: 1} }},
+		{"a bad pair", func(r *LobbyReport) { r.Check = &LobbyCheck{Games: 2, BadPairs: 1} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := clean

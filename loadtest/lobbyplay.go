@@ -110,9 +110,7 @@ func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *share
 			m := state.LegalMoves[p.rng.IntN(len(state.LegalMoves))]
 			at := time.Now()
 			g.mu.Lock()
-			if _, ok := g.sent[ply]; !ok {
-				g.sent[ply] = sentMove{side, at}
-			}
+			g.sent[ply] = append(g.sent[ply], sentMove{side, m, at})
 			race := g.raceAt >= 0 && ply >= g.raceAt
 			if race {
 				g.raceAt = -1 // once
@@ -136,20 +134,27 @@ func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *share
 					continue
 				}
 				now := time.Now()
+				g.observe(gv.Moves)
 				if synced && msg.Event == "move" && len(gv.Moves) > 0 {
 					// The move's time to reach this client, sent by the other.
 					ply := len(gv.Moves) - 1
 					g.mu.Lock()
-					sm, ok := g.sent[ply]
+					var sm sentMove
+					for _, m := range g.sent[ply] {
+						if m.move == gv.Moves[ply] {
+							sm = m
+							break
+						}
+					}
 					g.mu.Unlock()
-					if ok && sm.side != side {
+					if sm.side != "" && sm.side != side {
 						r.add(func(s *lstats) { s.moveLat = append(s.moveLat, now.Sub(sm.at)) })
 					}
 				}
 				synced = true
 				state = &gv
 				if gv.Status != "playing" {
-					p.finish(g.id, side, gv.Status)
+					p.finish(g.id, gv.Status)
 					return true, nil
 				}
 				if gv.ToMove == side && len(gv.Moves) != sentPly && len(gv.Moves) != due {
@@ -179,14 +184,25 @@ func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *share
 }
 
 // finish records how the client saw its game end.
-func (p *lobbyPlayer) finish(game, side, status string) {
+func (p *lobbyPlayer) finish(game, status string) {
 	p.mu.Lock()
-	first := p.result == nil
-	if first {
-		p.result = &playerResult{game: game, side: side, status: status}
+	_, seen := p.results[game]
+	if !seen {
+		p.results[game] = status
 	}
 	p.mu.Unlock()
-	if first {
-		p.r.add(func(s *lstats) { s.finished++ })
+	if seen {
+		return
 	}
+	g := p.r.game(game)
+	g.mu.Lock()
+	g.ended++
+	both := g.ended == 2
+	g.mu.Unlock()
+	p.r.add(func(s *lstats) {
+		s.finished++
+		if both {
+			s.gamesEnded++
+		}
+	})
 }
