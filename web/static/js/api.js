@@ -6,14 +6,7 @@
 
 import { busy } from "./ui.js";
 import { build } from "./build.js";
-
-export class ApiError extends Error {
-  constructor(status, message, network = false) {
-    super(message);
-    this.status = status;
-    this.network = network;
-  }
-}
+import { ApiError } from "./errors.js";
 
 const offline = () => import("./offline.js");
 const localPath = (path) => path.startsWith("/api/games/local-");

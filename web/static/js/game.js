@@ -23,6 +23,9 @@ import { seatOf, click, soundOn, setSound, initSound } from "./online.js";
 
 export const $ = (id) => document.getElementById(id);
 
+// The state below is game.js's own: the controllers read it, and change it
+// through the functions exported here.
+
 /** The game shown and how. */
 export const shown = {
   game: null, // the game view from the API, or null
@@ -603,6 +606,28 @@ export function confirmResign() {
   shown.confirming = true;
   render();
   $("resign-yes").focus();
+}
+
+/** Puts the resign confirmation away (drawn at the next render). */
+export function endConfirm() {
+  shown.confirming = false;
+}
+
+/** Marks the computer thinking, or not, and draws it. */
+export function setThinking(on) {
+  motion.thinking = on;
+  render();
+}
+
+/** Shows hint h, the answer of the hint button, for the current position. */
+export function setHint(h) {
+  shown.hint = h;
+  render();
+}
+
+/** Takes the online part of a view of the game shown with no other change (who is here, the clocks). */
+export function setOnline(online) {
+  if (shown.game) shown.game.online = online;
 }
 
 /** Copies the game's link; where the clipboard is not available, shows it selected. */

@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 import { other } from "./notation.js";
 import { playerName, playerLabel, offBoardEnd, hintSentence } from "./explain.js";
 import { busy, clearMessage, showError, announce, sleep } from "./ui.js";
-import { $, shown, motion, render, setGame, recover, playOut, sendMove, confirmResign, hide, ONLINE_PARTS } from "./game.js";
+import { $, shown, motion, render, setGame, recover, playOut, sendMove, confirmResign, endConfirm, setThinking, setHint, hide, ONLINE_PARTS } from "./game.js";
 
 const computerSide = () => (shown.game && shown.game.computer ? shown.game.computer.side : null);
 const computerToMove = () => !!shown.game && shown.game.status === "playing" && shown.game.toMove === computerSide();
@@ -79,8 +79,7 @@ function status() {
 /** Lets the computer move while it is its turn, each reply after a natural pause. */
 async function computerTurn(my) {
   while (my === shown.token && computerToMove()) {
-    motion.thinking = true;
-    render();
+    setThinking(true);
     const started = performance.now();
     let res;
     try {
@@ -88,7 +87,7 @@ async function computerTurn(my) {
       // At least about 700 ms, a little more at random: an instant reply feels abrupt.
       await sleep(700 + Math.random() * 450 - (performance.now() - started));
     } finally {
-      motion.thinking = false;
+      setThinking(false);
     }
     if (my !== shown.token) return;
     await playOut(res.game, res.sowing, my);
@@ -103,9 +102,8 @@ async function askHint() {
     try {
       const h = await api.hint(g.id);
       if (my !== shown.token) return;
-      shown.hint = h;
       clearMessage();
-      render();
+      setHint(h);
       announce(hintSentence(h, shown.game.toMove));
     } catch (err) {
       await recover(err, my);
@@ -131,7 +129,7 @@ async function takeback() {
 }
 
 async function resignHere() {
-  shown.confirming = false;
+  endConfirm();
   const g = shown.game;
   if (!g || g.online || g.status !== "playing") return render();
   const my = shown.token;

@@ -11,24 +11,16 @@
 // the import key of each game its own, so a game sent twice (a page closed
 // before it heard the answer) is stored once. api.js asks this module when
 // the server cannot be reached, when there is none (the static site), and
-// for every local game. It also holds what pwa.js leaves for later: the
-// offer of a new version, and the static site's changes to the page.
+// for every local game. It also holds the static site's changes to the
+// page, which pwa.js leaves for later.
 
 import { build } from "./build.js";
-import { ApiError } from "./api.js";
+import { ApiError, needsServer } from "./errors.js";
 import { t } from "./i18n.js";
-import { shown } from "./game.js";
 
 const LOCAL = "local-";
 /** Whether id names a game kept in this browser. */
 export const isLocal = (id) => typeof id === "string" && id.startsWith(LOCAL);
-
-/** The error of something that needs the server, said plainly. */
-export function needsServer(text = t("offline.needsServer")) {
-  const err = new ApiError(0, text);
-  err.offline = true;
-  return err;
-}
 
 // ---------------------------------------------------------------------------
 // The engine's worker.
@@ -457,66 +449,9 @@ export async function answer(method, path, body) {
 }
 
 // ---------------------------------------------------------------------------
-// A new version (pwa.js finds it waiting), offered between games only.
+// The static site: no online play.
 
 const $ = (id) => document.getElementById(id);
-let waiting = null;
-let reloading = false;
-
-/** Whether a game is being played on screen: the time not to swap versions. */
-function playing() {
-  const onPlay = location.hash === "" || location.hash.startsWith("#/play");
-  return onPlay && !!shown.game && shown.game.status === "playing";
-}
-
-function updateBar() {
-  let bar = $("update");
-  if (!bar) {
-    bar = document.createElement("div");
-    bar.id = "update";
-    bar.className = "message update";
-    bar.dataset.kind = "info";
-    bar.setAttribute("role", "status");
-    const text = document.createElement("span");
-    text.dataset.i18n = "update.ready";
-    text.textContent = t("update.ready");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.id = "update-reload";
-    button.className = "small primary";
-    button.dataset.i18n = "update.reload";
-    button.textContent = t("update.reload");
-    button.addEventListener("click", () => {
-      if (!waiting || playing()) return;
-      reloading = true;
-      waiting.postMessage("activate"); // sw.js takes over; then the page reloads
-    });
-    bar.append(text, " ", button);
-    $("message").after(bar);
-  }
-  return bar;
-}
-
-const offer = () => {
-  if (waiting) updateBar().hidden = playing();
-};
-
-/** Offers the version waiting in worker, now or once no game is being played. */
-export function offerUpdate(worker) {
-  const first = !waiting;
-  waiting = worker;
-  offer();
-  if (!first) return;
-  // A game starts and ends without a change of address: look again now and then.
-  setInterval(offer, 2000);
-  addEventListener("hashchange", offer);
-  navigator.serviceWorker.addEventListener("controllerchange", () => {
-    if (reloading) location.reload();
-  });
-}
-
-// ---------------------------------------------------------------------------
-// The static site: no online play.
 
 /** Hides what needs a server and says why, on the start screen and the list of games. */
 export function noServer() {
