@@ -88,19 +88,27 @@ func (c *core) CreateSeriesGame(ctx context.Context, target int, g *Game) error 
 	})
 }
 
-// CreateGame stores a new game with its moves and sets g.ID, g.Created and
-// g.Updated. When g.ImportKey is set and a game with that key is stored
-// already, it stores nothing, sets g.ID to that game's ID and returns an
-// error wrapping ErrExists.
+// CreateGame stores a new game with its moves and sets g.ID, and g.Created
+// and g.Updated unless given (an imported game's). When g.ImportKey is set
+// and a game with that key is stored already, it stores nothing, sets g.ID
+// to that game's ID and returns an error wrapping ErrExists.
 func (c *core) CreateGame(ctx context.Context, g *Game) error {
 	prepareGame(g)
 	return c.eng.write(ctx, "creating a game", false, func(t *tx) error { return t.insertGame(g, t.touch(), 1) })
 }
 
+// prepareGame gives g an ID, and its times unless it has them: now, or
+// g.Created for a g.Updated that is not after it.
 func prepareGame(g *Game) {
 	g.ID = newID()
-	g.Created = now()
-	g.Updated = g.Created
+	if g.Created.IsZero() {
+		g.Created = now()
+	}
+	g.Created = g.Created.UTC().Truncate(time.Millisecond)
+	if g.Updated.Before(g.Created) {
+		g.Updated = g.Created
+	}
+	g.Updated = g.Updated.UTC().Truncate(time.Millisecond)
 	if g.Result == "" {
 		g.Result = "*"
 	}
