@@ -213,10 +213,17 @@ var lazy = []struct {
 	{"Engine worker", func(name string) bool {
 		return name == "static/js/engine-worker.js" || name == "static/js/wasm_exec.js"
 	}, 24_000},
-	// The games played with no server (offline.js), loaded when the server
-	// cannot be reached, a game of this browser is opened, or the page has
-	// no server (the static site); and the offer of a new version (update.js).
-	{"Offline", func(name string) bool { return name == "static/js/offline.js" || name == "static/js/update.js" }, 24_000},
+	// The games played with no server (offline.js) and the watch for the
+	// server's return (reconnect.js), loaded when the server cannot be
+	// reached, a game of this browser is opened, or the page has no server
+	// (the static site); and the offer of a new version (update.js).
+	{"Offline", func(name string) bool {
+		switch name {
+		case "static/js/offline.js", "static/js/reconnect.js", "static/js/update.js":
+			return true
+		}
+		return false
+	}, 24_000},
 	// The app's manifest and icons, which a browser fetches for installing
 	// the page, not to show it; the service worker keeps them with the rest.
 	{"App install", func(name string) bool {

@@ -178,6 +178,18 @@ export async function resumeOrNew() {
   });
 }
 
+/**
+ * Shows the game shown from the server if it is one of sent (ids of this
+ * browser's games -> the server's), once it is over and still.
+ */
+export function showSent(sent) {
+  const g = shown.game;
+  const to = g && sent[g.id];
+  if (!to || g.status === "playing") return;
+  if (motion.anim || motion.thinking) return void setTimeout(() => showSent(sent), 300);
+  location.replace(`#/play/${encodeURIComponent(to)}` + (shown.view < g.moves.length ? `/${shown.view}` : ""));
+}
+
 /** Called when the play screen is left: a running animation finishes at once. */
 export function leavePlay() {
   if (motion.anim) motion.anim.abort();

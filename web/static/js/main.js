@@ -15,7 +15,7 @@ import * as history from "./history.js";
 import * as join from "./join.js";
 import { openAbout, renderAbout } from "./about.js";
 import { initNewGame, update as updateNewGame } from "./newgame.js";
-import { busy, showError, leaveScreen, speedControl } from "./ui.js";
+import { busy, showError, leaveScreen, speedControl, clearOffline } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn", "lobby", "profile", "leaderboard"];
@@ -196,6 +196,13 @@ async function start() {
       .then((m) => m.account && lobbyLive(false))
       .catch(() => {});
   addEventListener("endodoi:account", () => lobbyLive(true));
+  // The server answers again: what said it could not goes, and the games
+  // this browser sent it are shown from it (their review is there).
+  addEventListener("endodoi:reconnect", clearOffline);
+  addEventListener("endodoi:sent", (e) => {
+    if (current === "play") play.showSent(e.detail);
+    else if (current === "history") history.openHistory();
+  });
 }
 
 start();

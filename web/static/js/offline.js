@@ -17,6 +17,7 @@
 import { build } from "./build.js";
 import { ApiError, needsServer } from "./errors.js";
 import { t } from "./i18n.js";
+import { unreachable, reached } from "./reconnect.js";
 
 const LOCAL = "local-";
 /** Whether id names a game kept in this browser. */
@@ -339,7 +340,8 @@ function recordOf(rec, v) {
   const [, side, south, north] = rec.start.split(" ");
   const standard = south === "0" && north === "0" && side === "s" && new Set(rec.start.split(" ")[0].split(/[,/]/)).size === 1;
   const name = (s) => (rec.computer && rec.computer.side === s ? `endodoi (level ${rec.computer.level})` : s === "s" ? rec.south : rec.north);
-  const tags = [];
+  // Dated when last played: the server's import keeps it.
+  const tags = [["Date", rec.updated]];
   if (name("s")) tags.push(["South", name("s")]);
   if (name("n")) tags.push(["North", name("n")]);
   tags.push(["Holes", String(v.holes)]);
@@ -365,12 +367,14 @@ const REFUSED = "refused";
 /**
  * Sends every game of this browser that is over, or left for a newer one,
  * to the server, once. Resolves to the number sent; a server that cannot
- * be reached leaves them for the next time.
+ * be reached leaves them for the next time. The games sent are told to the
+ * page in an "endodoi:sent" event, whose detail maps each id of this
+ * browser to the server's.
  */
 export function sync() {
   if (!build.server) return Promise.resolve(0);
   syncing ||= (async () => {
-    let sent = 0;
+    const sent = {};
     try {
       const recs = (await all()).filter((r) => !r.sent);
       recs.sort((a, b) => (a.updated < b.updated ? -1 : 1));
@@ -378,17 +382,23 @@ export function sync() {
       for (const rec of recs) {
         const v = await view(rec);
         if (rec === newest && v.status === "playing") continue; // still being played here
-        const res = await fetch("/api/games/import", {
-          method: "POST",
-          headers: { Accept: "application/json", "Content-Type": "application/json" },
-          body: JSON.stringify({ record: recordOf(rec, v) }),
-        });
+        let res;
+        try {
+          res = await fetch("/api/games/import", {
+            method: "POST",
+            headers: { Accept: "application/json", "Content-Type": "application/json" },
+            body: JSON.stringify({ record: recordOf(rec, v) }),
+          });
+        } catch (err) {
+          unreachable(); // asked again when it answers
+          throw err;
+        }
+        if (res.status < 500) reached();
         if (!res.ok) {
           if (res.status >= 500 || res.status === 429) break; // later
           rec.sent = REFUSED; // a record the server will never take: kept here, not sent again
         } else {
-          rec.sent = (await res.json()).id;
-          sent++;
+          rec.sent = sent[rec.id] = (await res.json()).id;
         }
         await save(rec);
       }
@@ -396,8 +406,9 @@ export function sync() {
       if ((await all()).every((r) => r.sent && r.sent !== REFUSED)) localStorage.removeItem(PENDING);
     } finally {
       syncing = null;
+      if (Object.keys(sent).length) dispatchEvent(new CustomEvent("endodoi:sent", { detail: sent }));
     }
-    return sent;
+    return Object.keys(sent).length;
   })();
   return syncing;
 }

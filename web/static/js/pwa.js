@@ -38,4 +38,5 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
 if (build.server) {
   addEventListener("load", sendGames);
   addEventListener("online", sendGames);
+  addEventListener("endodoi:reconnect", sendGames);
 }
