@@ -156,7 +156,8 @@ func TestNotFoundAndMethods(t *testing.T) {
 // TestPageWeight keeps the page small: everything a first visit loads (the
 // markup, style, scripts, images and one catalog) under pageBudget. (It
 // was 150 KB before online play, which added about 32 KB: the live
-// connection, clocks, invitations and their messages.) The fonts are
+// connection, clocks, invitations and their messages; and 240 KB before the
+// static site explained the screens it lacks, in six languages.) The fonts are
 // counted apart: a page loads one at most, and only in its language
 // (their @font-face has a unicode-range); fontBudget bounds each.
 var fontBudget = map[string]int{
@@ -167,7 +168,7 @@ var fontBudget = map[string]int{
 // pageBudget bounds, uncompressed, what a first visit loads: the page, its
 // style, its scripts and one catalog (the server sends them gzipped, about
 // a quarter of the size).
-const pageBudget = 240_000
+const pageBudget = 245_000
 
 // lazy lists what the page loads only when it is needed, in parts, each
 // with its budget: Learn's script and puzzles when Learn is first opened,

@@ -4,6 +4,7 @@
 // something needs the server.
 
 import { t } from "./i18n.js";
+import { build } from "./build.js";
 
 export class ApiError extends Error {
   constructor(status, message, network = false) {
@@ -13,8 +14,8 @@ export class ApiError extends Error {
   }
 }
 
-/** The error of something that needs the server, said plainly. */
-export function needsServer(text = t("offline.needsServer")) {
+/** The error of something that needs the server, said plainly (the static site has none). */
+export function needsServer(text = build.server ? t("offline.needsServer") : t("site.noServer")) {
   const err = new ApiError(0, text);
   err.offline = true;
   return err;

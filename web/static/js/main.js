@@ -19,6 +19,8 @@ import { busy, showError, leaveScreen, speedControl, clearOffline } from "./ui.j
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn", "lobby", "profile", "leaderboard"];
+// The screens that need a server: the static site says why they are not there.
+const SERVER_ONLY = ["join", "lobby", "profile", "leaderboard"];
 let current = "";
 let lastRoute = "";
 
@@ -77,12 +79,15 @@ async function route() {
   if (key !== lastRoute) leaveScreen();
   lastRoute = key;
   current = name;
-  for (const v of VIEWS) $(`view-${v}`).hidden = v !== name;
+  const away = !build.server && SERVER_ONLY.includes(name);
+  for (const v of VIEWS) $(`view-${v}`).hidden = v !== name || away;
+  if ($("view-noserver")) $("view-noserver").hidden = !away;
   for (const a of document.querySelectorAll(".site-nav a")) {
     if (a.dataset.route === name) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
   if (changed) window.scrollTo(0, 0);
+  if (away) return (await busy(() => import("./offline.js"))).explainNoServer();
   switch (name) {
     case "play":
       if (args[0]) await play.openGame(args[0], plyArg(args[1]));
@@ -156,6 +161,8 @@ function currentPly() {
 }
 
 async function start() {
+  // The static site hides what needs a server (style.css).
+  if (!build.server) document.documentElement.dataset.server = "none";
   // The boards' frames and speed choices are drawn once, before the page is translated.
   for (const table of document.querySelectorAll(".table")) drawFrame(table);
   for (const label of document.querySelectorAll("label[data-speed]")) speedControl(label);

@@ -3,6 +3,7 @@
 // single game or a series. The last choices are remembered for next time.
 
 import { api } from "./api.js";
+import { build } from "./build.js";
 import { t, tp, num } from "./i18n.js";
 import { busy, showError, sayOffline, el } from "./ui.js";
 import { keepSeat, savedName, rememberName } from "./online.js";
@@ -83,6 +84,7 @@ export function update() {
   for (const e of document.querySelectorAll(".ng-local")) e.hidden = online;
   for (const e of document.querySelectorAll(".ng-seat")) e.hidden = !computer && !online;
   if (!online && $("ng-first").value === "random") $("ng-first").value = "s";
+  if (!build.server) $("ng-mode").value = "single"; // a series needs the server
   for (const d of [1, 3, 7]) $(`ng-clock-${d}`).textContent = tp("clock.perMove", d);
   for (const e of document.querySelectorAll(".ng-series")) e.hidden = $("ng-mode").value !== "series";
   fillLevels();

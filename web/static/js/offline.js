@@ -16,7 +16,7 @@
 
 import { build } from "./build.js";
 import { ApiError, needsServer } from "./errors.js";
-import { t } from "./i18n.js";
+import { t, translatePage } from "./i18n.js";
 import { unreachable, reached } from "./reconnect.js";
 
 const LOCAL = "local-";
@@ -464,11 +464,9 @@ export async function answer(method, path, body) {
 
 const $ = (id) => document.getElementById(id);
 
-/** Hides what needs a server and says why, on the start screen and the list of games. */
+/** Says why online play and the review are missing, on the start screen and the list of games (style.css hides what needs a server). */
 export function noServer() {
   document.documentElement.dataset.server = "none";
-  const hide = ['.start-option[data-opponent="online"]', '#ng-opponent option[value="online"]', "#account-open", '.site-nav a[data-route="lobby"]'];
-  for (const sel of hide) for (const node of document.querySelectorAll(sel)) node.hidden = true;
   for (const where of [$("start-heading"), document.querySelector("#view-history h1")]) {
     if (!where) continue;
     const note = document.createElement("p");
@@ -477,4 +475,30 @@ export function noServer() {
     note.textContent = t("offline.site");
     where.after(note);
   }
+}
+
+/** Shows, in place of a screen that needs a server (the lobby, a profile...), why it is not here and what is. */
+export function explainNoServer() {
+  let view = $("view-noserver");
+  if (!view) {
+    view = document.createElement("section");
+    view.id = "view-noserver";
+    view.className = "view prose";
+    const h1 = document.createElement("h1");
+    h1.dataset.i18n = "site.heading";
+    const p = document.createElement("p");
+    p.dataset.i18n = "site.needsServer";
+    const links = document.createElement("p");
+    links.className = "controls";
+    for (const [href, key, cls] of [["#/play", "nav.play", "button primary"], ["#/learn", "learn.nav", "button"]]) {
+      const a = document.createElement("a");
+      Object.assign(a, { href, className: cls });
+      a.dataset.i18n = key;
+      links.append(a, " ");
+    }
+    view.append(h1, p, links);
+    $("main").append(view);
+  }
+  translatePage(view);
+  view.hidden = false;
 }
