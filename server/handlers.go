@@ -405,14 +405,45 @@ func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	// Each game with its time control, and, for a signed-in asker, the side
+	// of the seat their account holds in it.
 	type liveSummary struct {
 		summaryView
-		Watchers int `json:"watchers"`
+		Watchers int           `json:"watchers"`
+		Clock    *clockRequest `json:"clock"`
+		You      string        `json:"you,omitempty"`
 	}
 	views := make([]liveSummary, 0, len(list))
+	var seats []string
 	for _, sm := range list {
-		_, watchers := s.live.presence(sm.ID)
-		views = append(views, liveSummary{newSummaryView(sm), watchers})
+		g, err := s.table.Load(r.Context(), sm.ID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v := liveSummary{summaryView: newSummaryView(sm)}
+		_, v.Watchers = s.live.presence(sm.ID)
+		var o store.Online
+		if g.Online() != nil {
+			o = *g.Online()
+		}
+		v.Clock = clockView(o.Clock)
+		views = append(views, v)
+		seats = append(seats, o.Seats[rules.South], o.Seats[rules.North])
+	}
+	if id := s.liveAccount(r); id != "" && len(seats) > 0 {
+		owners, err := s.store.SeatOwners(r.Context(), seats)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for i := range views {
+			for j, side := range []rules.Side{rules.South, rules.North} {
+				if h := seats[2*i+j]; h != "" && owners[h] == id {
+					views[i].You = string(side.Letter())
+				}
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"games": views})
 }

@@ -13,8 +13,9 @@ const PAGE = 50;
 let page = 0;
 let games = null; // the summaries of the page shown
 let more = false;
-let mine = []; // summaries of the online games this browser holds a seat in
-let live = []; // the online games being played now
+let mine = []; // summaries of the online games this browser, or its account, holds a seat in
+let live = []; // the others' online games being played now
+let sides = {}; // game id -> the side held in it
 
 export function initHistory() {
   $("history-prev").addEventListener("click", () => loadPage(page - 1));
@@ -35,10 +36,16 @@ async function loadOnline() {
   const ids = Object.keys(held).slice(-200);
   try {
     const [a, b] = await Promise.all([ids.length ? api.games(ids) : {}, api.online()]);
+    sides = {};
+    for (const id of ids) sides[id] = held[id].side;
+    // The account's seats (a game paired in the lobby, or made on another device) are this player's too.
+    for (const g of b.games || []) sides[g.id] ||= g.you;
     // Your move first, then the games waiting for the opponent, then the finished ones.
-    const rank = (g) => (g.result !== "*" || g.status !== "playing" ? 2 : g.toMove === held[g.id].side ? 0 : 1);
-    mine = (a.games || []).filter((g) => held[g.id]).sort((x, y) => rank(x) - rank(y));
-    live = b.games || [];
+    const rank = (g) => (g.result !== "*" || g.status !== "playing" ? 2 : g.toMove === sides[g.id] ? 0 : 1);
+    const kept = (a.games || []).filter((g) => held[g.id]);
+    const account = (b.games || []).filter((g) => g.you && !held[g.id]);
+    mine = [...kept, ...account].sort((x, y) => rank(x) - rank(y));
+    live = (b.games || []).filter((g) => !sides[g.id]);
   } catch (err) {
     showError(err);
   }
@@ -53,7 +60,6 @@ async function loadOnline() {
 const vs = (g) => t("history.vs", { south: playerName(g, "s"), north: playerName(g, "n") });
 
 function renderOnline() {
-  const held = seats();
   const item = (g, text, label) => {
     const li = el("li");
     li.dataset.gameId = g.id;
@@ -68,7 +74,8 @@ function renderOnline() {
       let state = t("history.finished", { result: listResult(g) });
       let action = t("history.replay");
       if (g.status === "playing") {
-        state = g.toMove === held[g.id].side ? t("status.yourMove") : t("history.theirMove");
+        state = g.toMove === sides[g.id] ? t("status.yourMove") : t("history.theirMove");
+        if (g.clock !== undefined) state += " · " + clockName(g.clock);
         action = t("history.continue");
       } else if (g.status === "aborted") {
         // Nothing to continue or replay: the game stopped before it began.
