@@ -431,3 +431,47 @@ func TestProfilePagingAndLeaderboard(t *testing.T) {
 	p.setField("#board-category", "8-bullet")
 	p.waitFor("an empty category", `location.hash === "#/leaderboard/8-bullet" && !document.getElementById("board-empty").hidden`)
 }
+
+// brokenWordsJS lists the words split across lines, or spilling out of
+// their box, in the elements matching a selector (a range over a word
+// split across lines has a rectangle on each).
+const brokenWordsJS = `((sel) => {
+	const out = [];
+	for (const el of document.querySelectorAll(sel)) {
+		if (el.scrollWidth > el.clientWidth + 1) out.push(el.textContent + " (spills out)");
+		const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+		for (let node; (node = walk.nextNode()); ) {
+			for (const m of node.textContent.matchAll(/\S+/g)) {
+				const r = document.createRange();
+				r.setStart(node, m.index);
+				r.setEnd(node, m.index + m[0].length);
+				const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+				if (lines.size > 1) out.push(m[0]);
+			}
+		}
+	}
+	return out;
+})(%q)`
+
+// TestPoolTilesKeepWordsWhole: the lobby's pool tiles break no word
+// ("Correspondence") across lines, on a phone, a small phone and a
+// desktop, in every language.
+func TestPoolTilesKeepWordsWhole(t *testing.T) {
+	a := startApp(t)
+	small := viewport{width: 320, height: 640, phone: true}
+	for _, v := range []viewport{phone, small, desktop} {
+		p := openPage(t, a, v)
+		p.open("#/lobby")
+		for _, lang := range []string{"en", "sw", "vi", "bn", "ur", "cs"} {
+			p.setLanguage(lang)
+			p.waitFor("the pools", `document.querySelectorAll("#lobby-pools button[data-pool]").length > 0`)
+			if broken := evalf[[]string](p, brokenWordsJS, "#lobby-pools button[data-pool]"); len(broken) > 0 {
+				t.Errorf("%s, %dpx wide: the pool tiles break %q", lang, v.width, broken)
+			}
+			if lang == "en" && v == small {
+				p.do("scrolling to the pools", chromedp.ScrollIntoView("#lobby-pools"))
+				p.screenshot("lobby-pools-small-phone.png")
+			}
+		}
+	}
+}
