@@ -188,6 +188,11 @@ func TestLobbyRatedGameProfileAndChallenges(t *testing.T) {
 			}
 		}
 	}
+	// On the phone the result and the rating change come first, above the game's review.
+	baraka.waitFor("the review", `!document.getElementById("review").hidden`)
+	if change, review := baraka.rectOf("#rating-change"), baraka.rectOf("#review"); change.Bottom > review.Top {
+		t.Errorf("on the phone the rating change (y %.0f..%.0f) is not above the review (y %.0f)", change.Top, change.Bottom, review.Top)
+	}
 	amina.screenshot("rated-game-end-desktop.png")
 	baraka.screenshot("rated-game-end-phone.png")
 

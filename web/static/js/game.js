@@ -102,6 +102,12 @@ export function initPlay(local, loadOnline) {
   });
   $("copy-link").addEventListener("click", copyLink);
   $("flip-board").addEventListener("click", flipBoard);
+  // On a phone the panel goes under the board and its review: the result
+  // (with a rated game's rating change) comes first, under the board.
+  const narrow = matchMedia("(max-width: 900px)");
+  const placeResult = () => (narrow.matches ? $("explain").before($("result")) : $("status").after($("result")));
+  narrow.addEventListener("change", placeResult);
+  placeResult();
   local.init();
 }
 
