@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
@@ -478,5 +479,96 @@ func TestPoolTilesKeepWordsWhole(t *testing.T) {
 				p.screenshot("lobby-pools-small-phone.png")
 			}
 		}
+	}
+}
+
+// TestNoticesDoNotPileUp: the notices of challenges show the newest first
+// and fold the older ones; acting on one clears it; the answers to a
+// player's challenges are one notice, and the answers close all at once;
+// an accepted challenge's notice goes once its game is left. On a phone.
+func TestNoticesDoNotPileUp(t *testing.T) {
+	a := startApp(t)
+	p := openPage(t, a, phone)
+	p.open("")
+	p.signUp("Amina", "kite-Umbrella-74-ledger")
+	p.setSpeed("instant")
+	rivals := map[string]*player{}
+	for i := 1; i <= 5; i++ {
+		name := fmt.Sprintf("Rival%d", i)
+		rivals[name] = signUpAPI(t, a, name)
+	}
+	const settings = `"holes": 8, "seeds": 4, "variant": "standard", "minutes": 5, "increment": 3, "days": 0, "rated": false, "side": "random"`
+	var ids []string
+	for i := 1; i <= 5; i++ {
+		var c struct{ Challenge struct{ ID string } }
+		rivals[fmt.Sprintf("Rival%d", i)].call("POST", "/api/challenges", `{"to": "Amina", `+settings+`}`, http.StatusCreated, &c)
+		ids = append(ids, c.Challenge.ID)
+		time.Sleep(20 * time.Millisecond) // each a moment after the other
+	}
+	p.waitFor("five challenges", `document.querySelectorAll("#notices .notice.incoming").length === 5`)
+	shown := func() []string {
+		t.Helper()
+		return eval[[]string](p, `[...document.querySelectorAll("#notices .notice")].filter((n) => n.checkVisibility()).map((n) => n.textContent)`)
+	}
+	wantShown := func(when string, starts ...string) {
+		t.Helper()
+		got := shown()
+		ok := len(got) == len(starts)
+		for i := 0; ok && i < len(starts); i++ {
+			ok = strings.HasPrefix(got[i], starts[i])
+		}
+		if !ok {
+			t.Errorf("%s: the notices shown are %q, want them to start %q", when, got, starts)
+		}
+	}
+	wantShown("five challenges", "Rival5 challenges you", "Rival4 challenges you", "Rival3 challenges you")
+	if got := p.text("#notices .notices-more > summary"); got != "2 more notices" {
+		t.Errorf("the folded notices are summed up as %q", got)
+	}
+	p.screenshot("notices-folded-phone.png")
+	// Declined from its notice: gone; the next folded one shows.
+	p.tap("#notices .notice.incoming .ch-decline")
+	p.waitFor("four challenges", `document.querySelectorAll("#notices .notice.incoming").length === 4`)
+	wantShown("one declined", "Rival4 challenges you", "Rival3 challenges you", "Rival2 challenges you")
+	for i := 1; i <= 4; i++ {
+		rivals[fmt.Sprintf("Rival%d", i)].call("POST", "/api/challenges/"+ids[i-1]+"/cancel", "", http.StatusOK, nil)
+	}
+	p.waitFor("no challenge left", `document.querySelectorAll("#notices .notice").length === 0`)
+
+	// Her challenges, declined: an answer a player, the newest first.
+	challenge := func(to string) string {
+		t.Helper()
+		id := evalf[string](p, `fetch("/api/challenges", {method: "POST", headers: {"Content-Type": "application/json"},
+			body: JSON.stringify({to: %q, `+settings+`})}).then((r) => r.json()).then((c) => c.challenge.id)`, to)
+		p.waitFor("her challenge to "+to, fmt.Sprintf(`document.querySelector('#notices .notice.outgoing[data-challenge=%q]') !== null`, id))
+		return id
+	}
+	decline := func(name string) {
+		t.Helper()
+		id := challenge(name)
+		rivals[name].call("POST", "/api/challenges/"+id+"/decline", "", http.StatusOK, nil)
+		p.waitFor(name+"'s answer", fmt.Sprintf(`[...document.querySelectorAll("#notices .notice.news")].some((n) => n.textContent.startsWith(%q))`, name+" declined"))
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, name := range []string{"Rival1", "Rival2", "Rival3", "Rival4", "Rival1"} {
+		decline(name)
+	}
+	if n := p.count("#notices .notice.news"); n != 4 {
+		t.Errorf("after five answers from four players, %d notices of answers", n)
+	}
+	wantShown("the answers", "Rival1 declined", "Rival4 declined", "Rival3 declined")
+	p.tap("#notices .ch-close-all")
+	p.waitFor("the answers closed", `document.querySelectorAll("#notices .notice").length === 0 && document.getElementById("notices").hidden`)
+
+	// Accepted: its game opens, with the notice, until it is left.
+	id := challenge("Rival5")
+	var acc struct{ Game string }
+	rivals["Rival5"].call("POST", "/api/challenges/"+id+"/accept", "", http.StatusCreated, &acc)
+	p.waitFor("the game", fmt.Sprintf(`location.hash === "#/play/%s"`, acc.Game))
+	wantShown("the game accepted", "Rival5 accepted")
+	p.goTo("#/rules")
+	p.waitIdle()
+	if got := shown(); len(got) != 0 {
+		t.Errorf("the game left, the notices shown are %q", got)
 	}
 }
