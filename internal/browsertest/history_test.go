@@ -69,12 +69,12 @@ func TestHistoryExportAndImport(t *testing.T) {
 	}
 }
 
-// TestOwnOnlineGamesNotToWatch: an online game of the signed-in player's,
+// TestOwnOnlineGamesToPlay: an online game of the signed-in player's,
 // opened on a device that holds no seat of it (a game paired in the lobby,
 // or made on another device), is listed as their own with a way to play
-// it, not among the games to watch; the games to watch say their time
-// control, correspondence included, on a phone.
-func TestOwnOnlineGamesNotToWatch(t *testing.T) {
+// it, also among the games being played now, where it is not to watch;
+// those games say their time control, correspondence included. On a phone.
+func TestOwnOnlineGamesToPlay(t *testing.T) {
 	a := startApp(t)
 	p := openPage(t, a, phone)
 	p.open("")
@@ -112,8 +112,9 @@ func TestOwnOnlineGamesNotToWatch(t *testing.T) {
 	if got := p.text(mine); !strings.Contains(got, "Waiting for your opponent") || !strings.Contains(got, "Continue") {
 		t.Errorf("her own game is listed as %q", got)
 	}
-	if p.count(fmt.Sprintf(`#live-list [data-game-id=%q]`, made.Game.ID)) != 0 {
-		t.Error("her own game is also among the games to watch")
+	if got := p.text(fmt.Sprintf(`#live-list [data-game-id=%q]`, made.Game.ID)); !strings.Contains(got, "3 days a move") ||
+		!strings.Contains(got, "Waiting for your opponent") || !strings.Contains(got, "Continue") || strings.Contains(got, "Watch") {
+		t.Errorf("among the games being played now, her own game is listed as %q", got)
 	}
 	for i, want := range []string{"7 days a move", "5+3"} {
 		row := fmt.Sprintf(`#live-list [data-game-id=%q]`, others[i])

@@ -14,7 +14,7 @@ let page = 0;
 let games = null; // the summaries of the page shown
 let more = false;
 let mine = []; // summaries of the online games this browser, or its account, holds a seat in
-let live = []; // the others' online games being played now
+let live = []; // the online games being played now
 let sides = {}; // game id -> the side held in it
 
 export function initHistory() {
@@ -45,7 +45,7 @@ async function loadOnline() {
     const kept = (a.games || []).filter((g) => held[g.id]);
     const account = (b.games || []).filter((g) => g.you && !held[g.id]);
     mine = [...kept, ...account].sort((x, y) => rank(x) - rank(y));
-    live = (b.games || []).filter((g) => !sides[g.id]);
+    live = b.games || [];
   } catch (err) {
     showError(err);
   }
@@ -58,6 +58,9 @@ async function loadOnline() {
  * g.computer as a game view's).
  */
 const vs = (g) => t("history.vs", { south: playerName(g, "s"), north: playerName(g, "n") });
+
+/** Whose move it is in an online game of this player's. */
+const turn = (g) => (g.toMove === sides[g.id] ? t("status.yourMove") : t("history.theirMove"));
 
 function renderOnline() {
   const item = (g, text, label) => {
@@ -74,7 +77,7 @@ function renderOnline() {
       let state = t("history.finished", { result: listResult(g) });
       let action = t("history.replay");
       if (g.status === "playing") {
-        state = g.toMove === sides[g.id] ? t("status.yourMove") : t("history.theirMove");
+        state = turn(g);
         if (g.clock !== undefined) state += " · " + clockName(g.clock);
         action = t("history.continue");
       } else if (g.status === "aborted") {
@@ -86,9 +89,11 @@ function renderOnline() {
   );
   $("live-list").replaceChildren(
     ...live.map((g) => {
+      // One's own game is to play, not to watch.
+      const own = !!sides[g.id];
       const size = t("history.holes", { holes: num(g.holes) });
-      const text = [size, clockName(g.clock), g.watchers ? tp("online.watchers", g.watchers) : ""].filter(Boolean).join(" · ");
-      return item(g, text, t("history.watch"));
+      const text = [size, clockName(g.clock), own ? turn(g) : g.watchers ? tp("online.watchers", g.watchers) : ""].filter(Boolean).join(" · ");
+      return item(g, text, own ? t("history.continue") : t("history.watch"));
     }),
   );
   $("live-empty").hidden = live.length > 0;
