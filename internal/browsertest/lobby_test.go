@@ -557,6 +557,7 @@ func TestNoticesDoNotPileUp(t *testing.T) {
 		t.Errorf("after five answers from four players, %d notices of answers", n)
 	}
 	wantShown("the answers", "Rival1 declined", "Rival4 declined", "Rival3 declined")
+	p.screenshot("notices-answers-phone.png")
 	p.tap("#notices .ch-close-all")
 	p.waitFor("the answers closed", `document.querySelectorAll("#notices .notice").length === 0 && document.getElementById("notices").hidden`)
 

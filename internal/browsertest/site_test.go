@@ -80,6 +80,7 @@ func TestStaticSiteNeedsServer(t *testing.T) {
 		if p.visible("#ng-mode") || p.visible("#ng-target") {
 			t.Errorf("%s: the static site offers a series", name)
 		}
+		p.screenshot("static-site-new-game-" + name + ".png")
 		p.click("#ng-cancel")
 
 		// The games list: neither the games being played online nor an import.
@@ -92,6 +93,7 @@ func TestStaticSiteNeedsServer(t *testing.T) {
 		if strings.Contains(p.shownText("#view-history"), "being played now") {
 			t.Errorf("%s: the games list speaks of the games being played online", name)
 		}
+		p.screenshot("static-site-history-" + name + ".png")
 
 		// About: no news of the server's databases.
 		open("#/about")
