@@ -324,6 +324,17 @@ func (p *page) takeSeat(id, side, token string) {
 	p.reload()
 }
 
+// resign resigns game id, shown, as a person does: Resign, then Yes. It
+// returns the game as the API has it once the page shows the result.
+func (p *page) resign(id string) gameView {
+	p.t.Helper()
+	p.click("#resign")
+	p.click("#resign-yes")
+	p.waitFor("the result", `!document.querySelector("#result").hidden`)
+	p.waitIdle()
+	return p.app.game(id)
+}
+
 // TestResignDuringComputersMove: the person may resign while the computer
 // is thinking and while its move is being shown, as soon as they decide:
 // the game ends resigned, with no error, whatever the computer was doing.
@@ -346,12 +357,7 @@ func TestResignDuringComputersMove(t *testing.T) {
 		if eval[bool](p, `document.getElementById("resign").disabled`) {
 			t.Fatalf("while %s, Resign is disabled", phase.when)
 		}
-		p.click("#resign")
-		p.click("#resign-yes")
-		p.waitFor("the result", `!document.querySelector("#result").hidden`)
-		p.waitIdle()
-		g := a.game(id)
-		if g.Status != "resigned" || g.Result != "0-1" {
+		if g := p.resign(id); g.Status != "resigned" || g.Result != "0-1" {
 			t.Errorf("resigning while %s: the API has %s %s after %d moves", phase.when, g.Status, g.Result, len(g.Moves))
 		}
 		if got := p.text("#result"); !strings.Contains(got, "Naserian resigned.") {
@@ -395,11 +401,7 @@ func TestResignRematchAndLink(t *testing.T) {
 			if p.visible("#resign-confirm") || a.game(id).over() {
 				t.Fatal("cancelling the resignation resigned")
 			}
-			p.click("#resign")
-			p.click("#resign-yes")
-			p.waitFor("the result", `!document.querySelector("#result").hidden`)
-			p.waitIdle()
-			g := a.game(id)
+			g := p.resign(id)
 			if g.Status != "resigned" || g.Result != "0-1" {
 				t.Fatalf("after resigning the API has %s %s", g.Status, g.Result)
 			}
