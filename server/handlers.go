@@ -89,6 +89,10 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sg := &game.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
+	if at, ok := playedAt(rec.Date, time.Now()); ok {
+		// Dated when it was played, not when it reached the server.
+		sg.Created, sg.Updated = at, at
+	}
 	if winner, ok := rec.Resigned(); ok {
 		// Stored as a game resigned on this server is: the winner's result
 		// while the moves leave the game going.
@@ -106,6 +110,31 @@ func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.create(w, r, sg, g, 0)
+}
+
+// firstDate is the earliest date an import keeps: a record dated before
+// it is dated when it is imported.
+var firstDate = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// playedAt reads a record's Date tag: a date and time in RFC 3339 (as the
+// page writes for a game played offline), or a day, 2006-01-02 or
+// 2006.01.02, taken at its noon in UTC (the same day in nearly every time
+// zone). It reports false for a value that is none of these, a time after
+// now, or one before firstDate: the tag is free text.
+func playedAt(date string, now time.Time) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, date)
+	for _, layout := range []string{"2006-01-02", "2006.01.02"} {
+		if err == nil {
+			break
+		}
+		if t, err = time.Parse(layout, date); err == nil {
+			t = t.Add(12 * time.Hour)
+		}
+	}
+	if err != nil || t.After(now) || t.Before(firstDate) {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
 }
 
 // importKey identifies a record whatever its form and layout: the digest
@@ -235,14 +264,45 @@ func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	// Each game with its time control, and, for a signed-in asker, the side
+	// of the seat their account holds in it.
 	type liveSummary struct {
 		api.Summary
-		Watchers int `json:"watchers"`
+		Watchers int        `json:"watchers"`
+		Clock    *api.Clock `json:"clock"`
+		You      string     `json:"you,omitempty"`
 	}
 	views := make([]liveSummary, 0, len(list))
+	var seats []string
 	for _, sm := range list {
-		_, watchers := s.live.presence(sm.ID)
-		views = append(views, liveSummary{api.NewSummary(sm), watchers})
+		g, err := s.table.Load(r.Context(), sm.ID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		v := liveSummary{Summary: api.NewSummary(sm)}
+		_, v.Watchers = s.live.presence(sm.ID)
+		var o game.Online
+		if g.Online() != nil {
+			o = *g.Online()
+		}
+		v.Clock = api.ClockOf(o.Clock)
+		views = append(views, v)
+		seats = append(seats, o.Seats[rules.South], o.Seats[rules.North])
+	}
+	if id := s.liveAccount(r); id != "" && len(seats) > 0 {
+		owners, err := s.store.SeatOwners(r.Context(), seats)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for i := range views {
+			for j, side := range []rules.Side{rules.South, rules.North} {
+				if h := seats[2*i+j]; h != "" && owners[h] == id {
+					views[i].You = string(side.Letter())
+				}
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"games": views})
 }

@@ -89,25 +89,27 @@ func (c *core) CreateSeriesGame(ctx context.Context, target int, g *game.Game) e
 	})
 }
 
-// CreateGame stores a new game with its moves and sets g.ID, g.Created and
-// g.Updated. When g.ImportKey is set and a game with that key is stored
-// already, it stores nothing, sets g.ID to that game's ID and returns an
-// error wrapping ErrExists.
+// CreateGame stores a new game with its moves and sets g.ID, and g.Created
+// and g.Updated unless given (an imported game's). When g.ImportKey is set
+// and a game with that key is stored already, it stores nothing, sets g.ID
+// to that game's ID and returns an error wrapping ErrExists.
 func (c *core) CreateGame(ctx context.Context, g *game.Game) error {
 	prepareGame(g)
 	return c.eng.write(ctx, "creating a game", false, func(t *tx) error { return t.insertGame(g, t.touch(), 1) })
 }
 
-// prepareGame names new game g and dates it: now, unless it was given
-// the time it was played (a game played on a device while the server
-// could not be reached).
+// prepareGame gives g an ID, and its times unless it has them: now, or
+// g.Created for a g.Updated that is not after it.
 func prepareGame(g *game.Game) {
 	g.ID = newID()
 	if g.Created.IsZero() {
 		g.Created = now()
 	}
 	g.Created = g.Created.UTC().Truncate(time.Millisecond)
-	g.Updated = g.Created
+	if g.Updated.Before(g.Created) {
+		g.Updated = g.Created
+	}
+	g.Updated = g.Updated.UTC().Truncate(time.Millisecond)
 	if g.Result == "" {
 		g.Result = "*"
 	}

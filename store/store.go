@@ -44,10 +44,10 @@ import (
 // ErrBusy) and writes nothing.
 type Store interface {
 	// CreateGame stores a new game with its moves and sets g.ID, g.Created
-	// and g.Updated (and g.Online.Rev). When g.ImportKey is set and a game
-	// with that key is stored already, it stores nothing, sets g.ID to that
-	// game's ID and returns an error wrapping ErrExists. A g.SeriesID of no
-	// stored series is ErrNotFound.
+	// and g.Updated unless given (an imported game's), and g.Online.Rev.
+	// When g.ImportKey is set and a game with that key is stored already,
+	// it stores nothing, sets g.ID to that game's ID and returns an error
+	// wrapping ErrExists. A g.SeriesID of no stored series is ErrNotFound.
 	CreateGame(ctx context.Context, g *game.Game) error
 	// CreateSeries starts a series to target wins and returns its ID.
 	CreateSeries(ctx context.Context, target int) (string, error)

@@ -554,6 +554,12 @@ func testImportKey(t *testing.T, open func() Store) {
 	if err := s.CreateGame(ctx, dup); !errors.Is(err, ErrExists) || dup.ID != g.ID {
 		t.Errorf("importing again: %v, ID %s; want ErrExists and %s", err, dup.ID, g.ID)
 	}
+	// A game imported keeps the time it was played, which its record tells.
+	played := time.Date(2024, 3, 5, 10, 20, 30, 123e6, time.UTC)
+	old := newGame(t, s, &game.Game{Start: start, ImportKey: "sha256:old", Moves: moves(t, "a"), Created: played, Updated: played})
+	if got, err := s.Game(ctx, old.ID); err != nil || !got.Created.Equal(played) || !got.Updated.Equal(played) {
+		t.Errorf("a game made with its time: %v, created %v, updated %v; want both %v", err, got.Created, got.Updated, played)
+	}
 	if n := s.WriteFailures(); n != 0 {
 		t.Errorf("%d write failures", n)
 	}

@@ -76,6 +76,23 @@ func TestAccountSignUpAndIn(t *testing.T) {
 	if c := eval[string](p, `document.cookie`); strings.Contains(c, "endodoi_session") {
 		t.Errorf("the page can read the session cookie: %q", c)
 	}
+	// He adds a passkey, and is told it is done.
+	p.click("#account-add-passkey")
+	p.waitFor("the passkey's confirmation", `document.getElementById("account-status")?.textContent.includes("Passkey added")`)
+	if got := eval[string](p, `fetch("/api/me").then(r => r.json()).then(m => m.account.passkeys + " " + m.account.password)`); got != "1 true" {
+		t.Errorf("after adding a passkey, the server has %q (passkeys, password)", got)
+	}
+	if got := p.text("#account-message"); got != "" {
+		t.Errorf("after adding a passkey, the dialog also says %q", got)
+	}
+	p.screenshot("account-passkey-added.png")
+	// The confirmation is of that moment: gone when the dialog opens again.
+	p.click("#account-close")
+	p.click("#account-open")
+	p.waitFor("the account dialog", `document.getElementById("account-dialog")?.open`)
+	if got := p.text("#account-status"); got != "" {
+		t.Errorf("the dialog opened again still says %q", got)
+	}
 }
 
 // openAccountDialog opens the account dialog, signed out.

@@ -6,6 +6,7 @@ package browsertest
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,6 +102,15 @@ func TestUrduRightToLeft(t *testing.T) {
 	}
 	checkRTL("in Urdu after a reload")
 	p.checkGameAgainstAPI(a.game(id))
+
+	// The games list dates the game in Urdu's words: no Latin "AM" to read
+	// backwards in right-to-left text.
+	p.goTo("#/history")
+	p.waitIdle()
+	if date := p.text(`#history [data-game-id] .date`); date == "" || regexp.MustCompile(`[A-Za-z]`).MatchString(date) {
+		t.Errorf("in Urdu the games list dates the game %q", date)
+	}
+	p.screenshot("history-urdu-desktop.png")
 
 	p.setLanguage("en")
 	if dir := p.attr("html", "dir"); dir != "ltr" {

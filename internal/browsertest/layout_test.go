@@ -336,3 +336,29 @@ func TestPageWeight(t *testing.T) {
 		t.Logf("the API answered %d requests during the load", n)
 	}
 }
+
+// TestPhoneResultFirst: on a phone, where the side panel goes under the
+// board, a finished game's result comes first: right under the board, above
+// its review, on the first screen; on a desktop it heads the side panel.
+func TestPhoneResultFirst(t *testing.T) {
+	a := startApp(t)
+	for _, v := range []viewport{phone, desktop} {
+		p := openPage(t, a, v)
+		id := a.createGame(`{"holes": 4, "seeds": 2, "computer": {"side": "n", "level": 1}}`)
+		p.open("#/play/" + id)
+		p.setSpeed("instant")
+		p.localGame(newRand(41), "s")
+		p.waitFor("the review", `!document.getElementById("review").hidden`)
+		eval[chromedp.Void](p, `window.scrollTo(0, 0)`)
+		res, rev, board, panel := p.rectOf("#result"), p.rectOf("#review"), p.rectOf("#board"), p.rectOf(".side-panel")
+		if v.phone {
+			if res.Top < board.Bottom || res.Bottom > rev.Top || res.Bottom > float64(v.height) {
+				t.Errorf("on a phone the result is at y %.0f..%.0f, the board ends at %.0f, the review starts at %.0f: want it between them, on the first screen",
+					res.Top, res.Bottom, board.Bottom, rev.Top)
+			}
+			p.screenshot("result-first-phone.png")
+		} else if res.Left < panel.Left || res.Top > panel.Top+120 {
+			t.Errorf("on a desktop the result is at (%.0f, %.0f), not at the head of the side panel (%.0f, %.0f)", res.Left, res.Top, panel.Left, panel.Top)
+		}
+	}
+}

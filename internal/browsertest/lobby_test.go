@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
@@ -187,6 +188,11 @@ func TestLobbyRatedGameProfileAndChallenges(t *testing.T) {
 				t.Errorf("the end screen says %q, not %q", text, want)
 			}
 		}
+	}
+	// On the phone the result and the rating change come first, above the game's review.
+	baraka.waitFor("the review", `!document.getElementById("review").hidden`)
+	if change, review := baraka.rectOf("#rating-change"), baraka.rectOf("#review"); change.Bottom > review.Top {
+		t.Errorf("on the phone the rating change (y %.0f..%.0f) is not above the review (y %.0f)", change.Top, change.Bottom, review.Top)
 	}
 	amina.screenshot("rated-game-end-desktop.png")
 	baraka.screenshot("rated-game-end-phone.png")
@@ -430,4 +436,140 @@ func TestProfilePagingAndLeaderboard(t *testing.T) {
 	p.screenshot("leaderboard-desktop.png")
 	p.setField("#board-category", "8-bullet")
 	p.waitFor("an empty category", `location.hash === "#/leaderboard/8-bullet" && !document.getElementById("board-empty").hidden`)
+}
+
+// brokenWordsJS lists the words split across lines, or spilling out of
+// their box, in the elements matching a selector (a range over a word
+// split across lines has a rectangle on each).
+const brokenWordsJS = `((sel) => {
+	const out = [];
+	for (const el of document.querySelectorAll(sel)) {
+		if (el.scrollWidth > el.clientWidth + 1) out.push(el.textContent + " (spills out)");
+		const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+		for (let node; (node = walk.nextNode()); ) {
+			for (const m of node.textContent.matchAll(/\S+/g)) {
+				const r = document.createRange();
+				r.setStart(node, m.index);
+				r.setEnd(node, m.index + m[0].length);
+				const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+				if (lines.size > 1) out.push(m[0]);
+			}
+		}
+	}
+	return out;
+})(%q)`
+
+// TestPoolTilesKeepWordsWhole: the lobby's pool tiles break no word
+// ("Correspondence") across lines, on a phone, a small phone and a
+// desktop, in every language.
+func TestPoolTilesKeepWordsWhole(t *testing.T) {
+	a := startApp(t)
+	small := viewport{width: 320, height: 640, phone: true}
+	for _, v := range []viewport{phone, small, desktop} {
+		p := openPage(t, a, v)
+		p.open("#/lobby")
+		for _, lang := range []string{"en", "sw", "vi", "bn", "ur", "cs"} {
+			p.setLanguage(lang)
+			p.waitFor("the pools", `document.querySelectorAll("#lobby-pools button[data-pool]").length > 0`)
+			if broken := evalf[[]string](p, brokenWordsJS, "#lobby-pools button[data-pool]"); len(broken) > 0 {
+				t.Errorf("%s, %dpx wide: the pool tiles break %q", lang, v.width, broken)
+			}
+			if lang == "en" && v == small {
+				p.do("scrolling to the pools", chromedp.ScrollIntoView("#lobby-pools"))
+				p.screenshot("lobby-pools-small-phone.png")
+			}
+		}
+	}
+}
+
+// TestNoticesDoNotPileUp: the notices of challenges show the newest first
+// and fold the older ones; acting on one clears it; the answers to a
+// player's challenges are one notice, and the answers close all at once;
+// an accepted challenge's notice goes once its game is left. On a phone.
+func TestNoticesDoNotPileUp(t *testing.T) {
+	a := startApp(t)
+	p := openPage(t, a, phone)
+	p.open("")
+	p.signUp("Amina", "kite-Umbrella-74-ledger")
+	p.setSpeed("instant")
+	rivals := map[string]*player{}
+	for i := 1; i <= 5; i++ {
+		name := fmt.Sprintf("Rival%d", i)
+		rivals[name] = signUpAPI(t, a, name)
+	}
+	const settings = `"holes": 8, "seeds": 4, "variant": "standard", "minutes": 5, "increment": 3, "days": 0, "rated": false, "side": "random"`
+	var ids []string
+	for i := 1; i <= 5; i++ {
+		var c struct{ Challenge struct{ ID string } }
+		rivals[fmt.Sprintf("Rival%d", i)].call("POST", "/api/challenges", `{"to": "Amina", `+settings+`}`, http.StatusCreated, &c)
+		ids = append(ids, c.Challenge.ID)
+		time.Sleep(20 * time.Millisecond) // each a moment after the other
+	}
+	p.waitFor("five challenges", `document.querySelectorAll("#notices .notice.incoming").length === 5`)
+	shown := func() []string {
+		t.Helper()
+		return eval[[]string](p, `[...document.querySelectorAll("#notices .notice")].filter((n) => n.checkVisibility()).map((n) => n.textContent)`)
+	}
+	wantShown := func(when string, starts ...string) {
+		t.Helper()
+		got := shown()
+		ok := len(got) == len(starts)
+		for i := 0; ok && i < len(starts); i++ {
+			ok = strings.HasPrefix(got[i], starts[i])
+		}
+		if !ok {
+			t.Errorf("%s: the notices shown are %q, want them to start %q", when, got, starts)
+		}
+	}
+	wantShown("five challenges", "Rival5 challenges you", "Rival4 challenges you", "Rival3 challenges you")
+	if got := p.text("#notices .notices-more > summary"); got != "2 more notices" {
+		t.Errorf("the folded notices are summed up as %q", got)
+	}
+	p.screenshot("notices-folded-phone.png")
+	// Declined from its notice: gone; the next folded one shows.
+	p.tap("#notices .notice.incoming .ch-decline")
+	p.waitFor("four challenges", `document.querySelectorAll("#notices .notice.incoming").length === 4`)
+	wantShown("one declined", "Rival4 challenges you", "Rival3 challenges you", "Rival2 challenges you")
+	for i := 1; i <= 4; i++ {
+		rivals[fmt.Sprintf("Rival%d", i)].call("POST", "/api/challenges/"+ids[i-1]+"/cancel", "", http.StatusOK, nil)
+	}
+	p.waitFor("no challenge left", `document.querySelectorAll("#notices .notice").length === 0`)
+
+	// Her challenges, declined: an answer a player, the newest first.
+	challenge := func(to string) string {
+		t.Helper()
+		id := evalf[string](p, `fetch("/api/challenges", {method: "POST", headers: {"Content-Type": "application/json"},
+			body: JSON.stringify({to: %q, `+settings+`})}).then((r) => r.json()).then((c) => c.challenge.id)`, to)
+		p.waitFor("her challenge to "+to, fmt.Sprintf(`document.querySelector('#notices .notice.outgoing[data-challenge=%q]') !== null`, id))
+		return id
+	}
+	decline := func(name string) {
+		t.Helper()
+		id := challenge(name)
+		rivals[name].call("POST", "/api/challenges/"+id+"/decline", "", http.StatusOK, nil)
+		p.waitFor(name+"'s answer", fmt.Sprintf(`[...document.querySelectorAll("#notices .notice.news")].some((n) => n.textContent.startsWith(%q))`, name+" declined"))
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, name := range []string{"Rival1", "Rival2", "Rival3", "Rival4", "Rival1"} {
+		decline(name)
+	}
+	if n := p.count("#notices .notice.news"); n != 4 {
+		t.Errorf("after five answers from four players, %d notices of answers", n)
+	}
+	wantShown("the answers", "Rival1 declined", "Rival4 declined", "Rival3 declined")
+	p.screenshot("notices-answers-phone.png")
+	p.tap("#notices .ch-close-all")
+	p.waitFor("the answers closed", `document.querySelectorAll("#notices .notice").length === 0 && document.getElementById("notices").hidden`)
+
+	// Accepted: its game opens, with the notice, until it is left.
+	id := challenge("Rival5")
+	var acc struct{ Game string }
+	rivals["Rival5"].call("POST", "/api/challenges/"+id+"/accept", "", http.StatusCreated, &acc)
+	p.waitFor("the game", fmt.Sprintf(`location.hash === "#/play/%s"`, acc.Game))
+	wantShown("the game accepted", "Rival5 accepted")
+	p.goTo("#/rules")
+	p.waitIdle()
+	if got := shown(); len(got) != 0 {
+		t.Errorf("the game left, the notices shown are %q", got)
+	}
 }

@@ -228,6 +228,34 @@ func TestComputerNamed(t *testing.T) {
 	}
 }
 
+// TestComputerNotNamedAfterFriend: the names given to two friends in the
+// new-game dialog stay theirs: a game against the computer, started next
+// from the same dialog, shows the computer as the computer; the friends'
+// names come back with the next game between two people.
+func TestComputerNotNamedAfterFriend(t *testing.T) {
+	a := startApp(t)
+	p := openPage(t, a, desktop)
+	p.open("")
+	p.setSpeed("instant")
+	p.startGame(newGame{Holes: 4, Seeds: 2, Opponent: "friend", First: "s", Mode: "single", South: "Amina", North: "Baraka"})
+	if s, n := p.text("#name-south"), p.text("#name-north"); s != "Amina" || n != "Baraka" {
+		t.Fatalf("the friends' game shows %q and %q", s, n)
+	}
+	p.startGame(newGame{Holes: 4, Seeds: 2, Opponent: "computer", Level: 3, First: "s", Mode: "single"})
+	if s, n := p.text("#name-south"), p.text("#name-north"); n != "Computer (level 3)" || s == "Baraka" {
+		t.Errorf("the game against the computer shows South %q and North %q, want North %q", s, n, "Computer (level 3)")
+	}
+	if got := a.game(p.gameID()); got.North != "" || got.Computer == nil {
+		t.Errorf("the server has the computer's side named %q (computer %+v)", got.North, got.Computer)
+	}
+	p.newGameDialog("friend")
+	p.setField("#ng-opponent", "friend")
+	if s, n := eval[string](p, `document.getElementById("ng-south").value`), eval[string](p, `document.getElementById("ng-north").value`); s != "Amina" || n != "Baraka" {
+		t.Errorf("for the next game between friends the dialog has %q and %q, want Amina and Baraka", s, n)
+	}
+	p.click("#ng-cancel")
+}
+
 // TestMoveMeansOneMove: "move" is one player's move everywhere; the move
 // list's numbers are rounds and say so, in every language.
 func TestMoveMeansOneMove(t *testing.T) {

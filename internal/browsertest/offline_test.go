@@ -256,26 +256,9 @@ func TestOfflineAnalysisAndLearn(t *testing.T) {
 // file server and plays a game against the computer: no request reaches an
 // endodoi API, online play is hidden with a sentence that says why.
 func TestStaticSite(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := web.WriteSite(dir); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu       sync.Mutex
-		apiCalls []string
-	)
-	files := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/") {
-			mu.Lock()
-			apiCalls = append(apiCalls, r.URL.Path)
-			mu.Unlock()
-		}
-		files.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	site, apiCalls := serveSite(t)
 	p := openPage(t, nil, desktop)
-	p.do("opening the static site", chromedp.Navigate(srv.URL+"/"))
+	p.do("opening the static site", chromedp.Navigate(site+"/"))
 	p.waitIdle()
 	p.waitFor("the static site's note", `document.querySelector("#start-choice .site-note") !== null`)
 	if p.visible(`#start-choice [data-opponent="online"]`) {
@@ -296,12 +279,40 @@ func TestStaticSite(t *testing.T) {
 		t.Errorf("after a game on the static site the page raises the message %q", p.text("#message"))
 	}
 	p.screenshot("static-site-desktop.png")
-	mu.Lock()
-	defer mu.Unlock()
-	for _, c := range apiCalls {
+	for _, c := range apiCalls() {
 		t.Errorf("the static site asked %s of a server", c)
 	}
 	p.waitOffline()
+}
+
+// serveSite writes the static site of `endodoi site` and serves it from a
+// plain static file server. It returns the site's address, and calls, the
+// paths under /api/ asked of it so far (none should be).
+func serveSite(t *testing.T) (url string, calls func() []string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := web.WriteSite(dir); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex
+		apiCalls []string
+	)
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			mu.Lock()
+			apiCalls = append(apiCalls, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(apiCalls)
+	}
 }
 
 // openProfilePage opens a tab in the browser's own profile, not in a

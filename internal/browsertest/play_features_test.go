@@ -324,6 +324,54 @@ func (p *page) takeSeat(id, side, token string) {
 	p.reload()
 }
 
+// resign resigns game id, shown, as a person does: Resign, then Yes. It
+// returns the game as the API has it once the page shows the result.
+func (p *page) resign(id string) gameView {
+	p.t.Helper()
+	p.click("#resign")
+	p.click("#resign-yes")
+	p.waitFor("the result", `!document.querySelector("#result").hidden`)
+	p.waitIdle()
+	return p.app.game(id)
+}
+
+// TestResignDuringComputersMove: the person may resign while the computer
+// is thinking and while its move is being shown, as soon as they decide:
+// the game ends resigned, with no error, whatever the computer was doing.
+func TestResignDuringComputersMove(t *testing.T) {
+	a := startApp(t)
+	p := openPage(t, a, desktop)
+	for _, phase := range []struct {
+		when, speed, wait string
+	}{
+		// The computer's move, shown slowly: its sowing on the board.
+		{"its move is shown", "slow", `document.getElementById("status").textContent.startsWith("Computer (level 1) is sowing")`},
+		// The computer thinking: its answer not yet come.
+		{"it thinks", "instant", `!document.getElementById("thinking").hidden`},
+	} {
+		id := a.createGame(`{"holes": 8, "south": "Naserian", "computer": {"side": "n", "level": 1}}`)
+		p.open("#/play/" + id)
+		p.setSpeed(phase.speed)
+		p.click(holeCSS(p.legal("s")[0]))
+		p.waitFor("the computer's turn: "+phase.when, phase.wait)
+		if eval[bool](p, `document.getElementById("resign").disabled`) {
+			t.Fatalf("while %s, Resign is disabled", phase.when)
+		}
+		if g := p.resign(id); g.Status != "resigned" || g.Result != "0-1" {
+			t.Errorf("resigning while %s: the API has %s %s after %d moves", phase.when, g.Status, g.Result, len(g.Moves))
+		}
+		if got := p.text("#result"); !strings.Contains(got, "Naserian resigned.") {
+			t.Errorf("resigning while %s: the result says %q", phase.when, got)
+		}
+		if p.visible("#message") {
+			t.Errorf("resigning while %s: the message %q", phase.when, p.text("#message"))
+		}
+		if len(p.legal("")) != 0 || p.visible("#resign") {
+			t.Errorf("resigning while %s: the game still offers holes or a resignation", phase.when)
+		}
+	}
+}
+
 // TestResignRematchAndLink: a game against the computer or between two
 // people is resigned after a confirmation; the result says who resigned
 // and the record why. A rematch swaps the sides; the game's link is copied,
@@ -353,11 +401,7 @@ func TestResignRematchAndLink(t *testing.T) {
 			if p.visible("#resign-confirm") || a.game(id).over() {
 				t.Fatal("cancelling the resignation resigned")
 			}
-			p.click("#resign")
-			p.click("#resign-yes")
-			p.waitFor("the result", `!document.querySelector("#result").hidden`)
-			p.waitIdle()
-			g := a.game(id)
+			g := p.resign(id)
 			if g.Status != "resigned" || g.Result != "0-1" {
 				t.Fatalf("after resigning the API has %s %s", g.Status, g.Result)
 			}

@@ -112,14 +112,18 @@ func (s *Store) Own(seat, account string) {
 	s.owners[seat] = account
 }
 
-// prepare dates new game g and names it, keeping a date it was given.
+// prepare names new game g and dates it, keeping the times it was given
+// (an Updated not before its Created).
 func (s *Store) prepare(g *game.Game) {
 	g.ID = s.IDPrefix + newID()
 	if g.Created.IsZero() {
 		g.Created = s.now()
 	}
 	g.Created = g.Created.UTC().Truncate(time.Millisecond)
-	g.Updated = g.Created
+	if g.Updated.Before(g.Created) {
+		g.Updated = g.Created
+	}
+	g.Updated = g.Updated.UTC().Truncate(time.Millisecond)
 	if g.Result == "" {
 		g.Result = "*"
 	}

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { useLanguage } from "./page.js";
-import { t, tp, num, signed, language } from "../static/js/i18n.js";
+import { t, tp, num, signed, language, dateTime } from "../static/js/i18n.js";
 import { clockText, clockName } from "../static/js/online.js";
 
 test("English: numbers, plurals and placeholders", async () => {
@@ -62,4 +62,20 @@ test("clocks", async () => {
   assert.equal(clockName(null), t("clock.none"));
   assert.equal(clockName({ minutes: 5, increment: 3 }), "5+3");
   assert.equal(clockName({ days: 1 }), tp("clock.perMove", 1));
+});
+
+test("dates and times: as each language writes them", async () => {
+  const morning = new Date(2026, 2, 5, 7, 29).toISOString(); // 7:29 here, wherever the test runs
+  const evening = new Date(2026, 2, 5, 18, 29).toISOString();
+  await useLanguage("en");
+  assert.match(dateTime(morning), /^Mar 5, 2026,? 7:29\sAM$/);
+  assert.equal(dateTime("not a date"), "");
+  // Urdu names the part of the day in its own words ("7:29 صبح", in the
+  // morning): a Latin "AM" would read "AM 7:29" in right-to-left text.
+  await useLanguage("ur");
+  assert.match(dateTime(morning), /^5 مارچ، 2026، 7:29\sصبح$/);
+  assert.match(dateTime(evening), /6:29\sشام$/);
+  assert.doesNotMatch(dateTime(evening), /[A-Za-z]/);
+  await useLanguage("cs");
+  assert.match(dateTime(evening), /18:29$/);
 });

@@ -154,16 +154,20 @@ function build() {
   const msg = el("p", "form-error");
   msg.id = "account-message";
   msg.setAttribute("role", "alert");
+  // What was done, said as done (a passkey added).
+  const done = el("p", "account-status");
+  done.id = "account-status";
+  done.setAttribute("role", "status");
   const close = button("account-close");
   close.dataset.i18n = "account.close";
-  dialog.append(title, out, inside, msg, row(close));
+  dialog.append(title, out, inside, msg, done, row(close));
   document.body.append(dialog);
   translatePage(dialog);
 
   const $ = (id) => document.getElementById(id);
   const value = (id) => $(id).value.trim();
   const act = (id, fn) => $(id).addEventListener("click", async () => {
-    $("account-message").textContent = "";
+    $("account-message").textContent = $("account-status").textContent = "";
     try {
       const res = await fn();
       if (res && "account" in res) account = res.account;
@@ -185,7 +189,7 @@ function build() {
   act("account-passkey-signup", () => registerPasskey(value("account-name")));
   act("account-add-passkey", async () => {
     const res = await registerPasskey();
-    $("account-message").textContent = "";
+    $("account-status").textContent = t("account.passkeyAdded");
     return res;
   });
   act("account-signout", async () => cleared(await call("/api/account/signout", {})));
@@ -213,7 +217,7 @@ function render() {
 /** Opens the account dialog, asking the server who is signed in. */
 export async function openAccount() {
   if (!dialog) build();
-  document.getElementById("account-message").textContent = "";
+  document.getElementById("account-message").textContent = document.getElementById("account-status").textContent = "";
   try {
     account = (await call("/api/me")).account;
   } catch (err) {

@@ -6,16 +6,11 @@
 
 import { busy } from "./ui.js";
 import { build } from "./build.js";
-
-export class ApiError extends Error {
-  constructor(status, message, network = false) {
-    super(message);
-    this.status = status;
-    this.network = network;
-  }
-}
+import { ApiError } from "./errors.js";
 
 const offline = () => import("./offline.js");
+// Loaded when a request first finds no server: it asks until it answers.
+let reconnect = null;
 const localPath = (path) => path.startsWith("/api/games/local-");
 // Set by offline.js while this browser keeps games the server has not taken.
 const keepsGames = () => {
@@ -52,8 +47,10 @@ export async function serverRequest(method, path, body, { signal, token } = {}) 
       res = await fetch(path, init);
     } catch (err) {
       if (err.name === "AbortError") throw err;
+      (reconnect ||= import("./reconnect.js")).then((m) => m.unreachable());
       throw new ApiError(0, "network", true);
     }
+    if (reconnect && res.status < 500) reconnect.then((m) => m.reached());
     // A body that is not JSON (a proxy's error page) still has a status.
     const data = await res.json().catch(() => null);
     if (!res.ok) {

@@ -23,6 +23,9 @@ import { seatOf, click, soundOn, setSound, initSound } from "./online.js";
 
 export const $ = (id) => document.getElementById(id);
 
+// The state below is game.js's own: the controllers read it, and change it
+// through the functions exported here.
+
 /** The game shown and how. */
 export const shown = {
   game: null, // the game view from the API, or null
@@ -99,6 +102,12 @@ export function initPlay(local, loadOnline) {
   });
   $("copy-link").addEventListener("click", copyLink);
   $("flip-board").addEventListener("click", flipBoard);
+  // On a phone the panel goes under the board and its review: the result
+  // (with a rated game's rating change) comes first, under the board.
+  const narrow = matchMedia("(max-width: 900px)");
+  const placeResult = () => (narrow.matches ? $("explain").before($("result")) : $("status").after($("result")));
+  narrow.addEventListener("change", placeResult);
+  placeResult();
   local.init();
 }
 
@@ -173,6 +182,18 @@ export async function resumeOrNew() {
       render();
     }
   });
+}
+
+/**
+ * Shows the game shown from the server if it is one of sent (ids of this
+ * browser's games -> the server's), once it is over and still.
+ */
+export function showSent(sent) {
+  const g = shown.game;
+  const to = g && sent[g.id];
+  if (!to || g.status === "playing") return;
+  if (motion.anim || motion.thinking) return void setTimeout(() => showSent(sent), 300);
+  location.replace(`#/play/${encodeURIComponent(to)}` + (shown.view < g.moves.length ? `/${shown.view}` : ""));
 }
 
 /** Called when the play screen is left: a running animation finishes at once. */
@@ -603,6 +624,28 @@ export function confirmResign() {
   shown.confirming = true;
   render();
   $("resign-yes").focus();
+}
+
+/** Puts the resign confirmation away (drawn at the next render). */
+export function endConfirm() {
+  shown.confirming = false;
+}
+
+/** Marks the computer thinking, or not, and draws it. */
+export function setThinking(on) {
+  motion.thinking = on;
+  render();
+}
+
+/** Shows hint h, the answer of the hint button, for the current position. */
+export function setHint(h) {
+  shown.hint = h;
+  render();
+}
+
+/** Takes the online part of a view of the game shown with no other change (who is here, the clocks). */
+export function setOnline(online) {
+  if (shown.game) shown.game.online = online;
 }
 
 /** Copies the game's link; where the clipboard is not available, shows it selected. */

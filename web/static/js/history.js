@@ -13,8 +13,9 @@ const PAGE = 50;
 let page = 0;
 let games = null; // the summaries of the page shown
 let more = false;
-let mine = []; // summaries of the online games this browser holds a seat in
+let mine = []; // summaries of the online games this browser, or its account, holds a seat in
 let live = []; // the online games being played now
+let sides = {}; // game id -> the side held in it
 
 export function initHistory() {
   $("history-prev").addEventListener("click", () => loadPage(page - 1));
@@ -35,9 +36,15 @@ async function loadOnline() {
   const ids = Object.keys(held).slice(-200);
   try {
     const [a, b] = await Promise.all([ids.length ? api.games(ids) : {}, api.online()]);
+    sides = {};
+    for (const id of ids) sides[id] = held[id].side;
+    // The account's seats (a game paired in the lobby, or made on another device) are this player's too.
+    for (const g of b.games || []) sides[g.id] ||= g.you;
     // Your move first, then the games waiting for the opponent, then the finished ones.
-    const rank = (g) => (g.result !== "*" || g.status !== "playing" ? 2 : g.toMove === held[g.id].side ? 0 : 1);
-    mine = (a.games || []).filter((g) => held[g.id]).sort((x, y) => rank(x) - rank(y));
+    const rank = (g) => (g.result !== "*" || g.status !== "playing" ? 2 : g.toMove === sides[g.id] ? 0 : 1);
+    const kept = (a.games || []).filter((g) => held[g.id]);
+    const account = (b.games || []).filter((g) => g.you && !held[g.id]);
+    mine = [...kept, ...account].sort((x, y) => rank(x) - rank(y));
     live = b.games || [];
   } catch (err) {
     showError(err);
@@ -52,8 +59,10 @@ async function loadOnline() {
  */
 const vs = (g) => t("history.vs", { south: playerName(g, "s"), north: playerName(g, "n") });
 
+/** Whose move it is in an online game of this player's. */
+const turn = (g) => (g.toMove === sides[g.id] ? t("status.yourMove") : t("history.theirMove"));
+
 function renderOnline() {
-  const held = seats();
   const item = (g, text, label) => {
     const li = el("li");
     li.dataset.gameId = g.id;
@@ -68,7 +77,8 @@ function renderOnline() {
       let state = t("history.finished", { result: listResult(g) });
       let action = t("history.replay");
       if (g.status === "playing") {
-        state = g.toMove === held[g.id].side ? t("status.yourMove") : t("history.theirMove");
+        state = turn(g);
+        if (g.clock !== undefined) state += " · " + clockName(g.clock);
         action = t("history.continue");
       } else if (g.status === "aborted") {
         // Nothing to continue or replay: the game stopped before it began.
@@ -79,9 +89,11 @@ function renderOnline() {
   );
   $("live-list").replaceChildren(
     ...live.map((g) => {
+      // One's own game is to play, not to watch.
+      const own = !!sides[g.id];
       const size = t("history.holes", { holes: num(g.holes) });
-      const text = [size, clockName(g.clock), g.watchers ? tp("online.watchers", g.watchers) : ""].filter(Boolean).join(" · ");
-      return item(g, text, t("history.watch"));
+      const text = [size, clockName(g.clock), own ? turn(g) : g.watchers ? tp("online.watchers", g.watchers) : ""].filter(Boolean).join(" · ");
+      return item(g, text, own ? t("history.continue") : t("history.watch"));
     }),
   );
   $("live-empty").hidden = live.length > 0;

@@ -136,11 +136,16 @@ export function signed(x) {
   return num(x, { maximumFractionDigits: 1, signDisplay: "exceptZero" });
 }
 
+// Urdu says the part of the day in its own words ("7:29 صبح"): its Latin
+// "AM" would read "AM 7:29" in right-to-left text.
+const DATE_TIME = { dateStyle: "medium", timeStyle: "short" };
+const DATE_TIMES = { ur: { year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", dayPeriod: "short" } };
+
 /** A date and time, localised. */
 export function dateTime(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "";
-  return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(d);
+  return new Intl.DateTimeFormat(lang, DATE_TIMES[lang] || DATE_TIME).format(d);
 }
 
 /**

@@ -18,7 +18,7 @@ export function useStyle() {
   return style;
 }
 
-/** A call of the API with the session cookie; throws an ApiError (api.js). */
+/** A call of the API with the session cookie; throws an ApiError (errors.js). */
 export { serverRequest as lobbyCall } from "./api.js";
 
 /** The speeds of the rating categories, fastest first (rating/category.go). */

@@ -2,13 +2,15 @@
 // or, for a signed-in player, on any screen: one WebSocket to
 // /api/lobby/live, reconnecting by itself, whose messages go to the
 // screens listening. Signed in, it also brings the challenges (a notice on
-// any screen, to accept or decline) and the pairings: when a seek is taken,
+// any screen, to accept or decline, the newest first and the older folded:
+// notices.js) and the pairings: when a seek is taken,
 // a pool pairs or a challenge is accepted, the game opens at once.
 
-import { t, loadPart, translatePage, onLanguageChange } from "./i18n.js";
+import { t, tp, loadPart, translatePage, onLanguageChange } from "./i18n.js";
 import { busy, el, announce, showError } from "./ui.js";
 import { describe, playerText, lobbyCall, useStyle } from "./lobbyapi.js";
 import { Live } from "./livesocket.js";
+import { arrange, keepNews, leftGames } from "./notices.js";
 
 const listeners = new Set();
 const state = {
@@ -117,14 +119,16 @@ function gone(m) {
       expired: () => t("ch.expired", { player }),
       cancelled: () => t("ch.cancelledByYou", { player }),
     }[m.why];
-    if (say) news.push({ id: m.id, text: say(), reason: m.reason || "" });
+    if (say) keepNews(news, { id: m.id, player, text: say(), reason: m.reason || "", at: new Date().toISOString(), accepted: m.why === "accepted", game: m.game || "" });
     if (m.game) location.hash = `#/play/${encodeURIComponent(m.game)}`;
   }
   renderNotices();
 }
 
-// The answers to this player's challenges, shown until closed.
+// The answers to this player's challenges, one a player, shown until
+// closed; an accepted one while its game is shown.
 const news = [];
+addEventListener("hashchange", () => leftGames(news, location.hash) && renderNotices());
 
 /** Starts the connection for a signed-in player: challenges reach every screen. */
 export async function start(fresh = false) {
@@ -170,6 +174,8 @@ function renderNotices() {
     translatePage(box);
   }
   const list = box.querySelector(".notices-list");
+  // The folded notices stay open if they were.
+  const open = !!list.querySelector(".notices-more[open]");
   list.replaceChildren();
   const button = (label, cls, fn) => {
     const b = el("button", cls, label);
@@ -177,32 +183,36 @@ function renderNotices() {
     b.addEventListener("click", fn);
     return b;
   };
-  for (const c of incoming) {
-    const p = el("div", "notice incoming");
-    p.dataset.challenge = c.id;
-    p.append(el("span", "", t("ch.incoming", { player: playerText(c.from), game: describe(c) })));
-    p.append(
+  const notice = (kind, id, text, ...buttons) => {
+    const p = el("div", "notice " + kind);
+    p.dataset.challenge = id;
+    p.append(el("span", "", text), ...buttons);
+    return p;
+  };
+  const { first, folded } = arrange([
+    ...incoming.map((c) => ({ at: c.created, node: notice("incoming", c.id, t("ch.incoming", { player: playerText(c.from), game: describe(c) }),
       button(t("offer.accept"), "primary small ch-accept", () => answer(c, "accept")),
-      button(t("offer.decline"), "small ch-decline", () => answer(c, "decline")),
-    );
-    list.append(p);
+      button(t("offer.decline"), "small ch-decline", () => answer(c, "decline"))) })),
+    ...outgoing.map((c) => ({ at: c.created, node: notice("outgoing", c.id, t("ch.outgoing", { player: playerText(c.to), game: describe(c) }),
+      button(t("ch.cancel"), "small ch-cancel", () => answer(c, "cancel"))) })),
+    ...news.map((n) => ({ at: n.at, node: notice("news", n.id, n.reason ? t("ch.withReason", { text: n.text, reason: n.reason }) : n.text,
+      button(t("ch.close"), "small ch-close", () => {
+        news.splice(news.indexOf(n), 1);
+        renderNotices();
+      })) })),
+  ]);
+  list.append(...first.map((x) => x.node));
+  if (folded.length) {
+    const more = el("details", "notices-more");
+    more.open = open;
+    more.append(el("summary", "", tp("ch.more", folded.length)), ...folded.map((x) => x.node));
+    list.append(more);
   }
-  for (const c of outgoing) {
-    const p = el("div", "notice outgoing");
-    p.dataset.challenge = c.id;
-    p.append(el("span", "", t("ch.outgoing", { player: playerText(c.to), game: describe(c) })));
-    p.append(button(t("ch.cancel"), "small ch-cancel", () => answer(c, "cancel")));
-    list.append(p);
-  }
-  for (const n of news) {
-    const p = el("div", "notice news");
-    p.dataset.challenge = n.id;
-    p.append(el("span", "", n.reason ? t("ch.withReason", { text: n.text, reason: n.reason }) : n.text));
-    p.append(button(t("ch.close"), "small ch-close", () => {
-      news.splice(news.indexOf(n), 1);
+  if (news.length > 1) {
+    list.append(button(t("ch.closeAll"), "small ch-close-all", () => {
+      news.length = 0;
       renderNotices();
     }));
-    list.append(p);
   }
   box.hidden = !list.children.length;
 }

@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 import { other } from "./notation.js";
 import { playerName, playerLabel, offBoardEnd, hintSentence } from "./explain.js";
 import { busy, clearMessage, showError, announce, sleep } from "./ui.js";
-import { $, shown, motion, render, setGame, recover, playOut, sendMove, confirmResign, hide, ONLINE_PARTS } from "./game.js";
+import { $, shown, motion, render, setGame, recover, playOut, sendMove, skip, confirmResign, endConfirm, setThinking, setHint, hide, ONLINE_PARTS } from "./game.js";
 
 const computerSide = () => (shown.game && shown.game.computer ? shown.game.computer.side : null);
 const computerToMove = () => !!shown.game && shown.game.status === "playing" && shown.game.toMove === computerSide();
@@ -52,9 +52,8 @@ export const localGame = {
     $("next-game").textContent = t("play.nextGame");
     $("rematch").hidden = !ended || !!g.series;
     hide(...ONLINE_PARTS);
-    // Against the computer the person resigns; between two people, the side to move.
+    // Against the computer the person resigns, even while it moves; between two people, the side to move.
     $("resign").hidden = over;
-    $("resign").disabled = !!motion.anim || motion.thinking;
     const who = g.computer ? "" : playerName(g, g.toMove);
     $("resign-sure").textContent = who ? t("play.resignFor", { player: who }) : t("act.resignSure");
     $("hint").disabled = !canMove;
@@ -76,23 +75,33 @@ function status() {
   return t("status.toMove", { player: playerLabel(g, g.toMove) });
 }
 
+let resigning = false; // the person resigns: the computer makes no further move
+let turn = null; // the computer's move under way (asked, paused for, shown), or null
+
 /** Lets the computer move while it is its turn, each reply after a natural pause. */
 async function computerTurn(my) {
-  while (my === shown.token && computerToMove()) {
-    motion.thinking = true;
-    render();
-    const started = performance.now();
-    let res;
+  while (my === shown.token && computerToMove() && !resigning) {
+    turn = computerMove(my);
     try {
-      res = await api.computer(shown.game.id, shown.game.moves.length);
-      // At least about 700 ms, a little more at random: an instant reply feels abrupt.
-      await sleep(700 + Math.random() * 450 - (performance.now() - started));
+      await turn;
     } finally {
-      motion.thinking = false;
+      turn = null;
     }
-    if (my !== shown.token) return;
-    await playOut(res.game, res.sowing, my);
   }
+}
+
+async function computerMove(my) {
+  setThinking(true);
+  const started = performance.now();
+  let res;
+  try {
+    res = await api.computer(shown.game.id, shown.game.moves.length);
+    // At least about 700 ms, a little more at random: an instant reply feels abrupt.
+    if (!resigning) await sleep(700 + Math.random() * 450 - (performance.now() - started));
+  } finally {
+    setThinking(false);
+  }
+  if (my === shown.token) await playOut(res.game, res.sowing, my, { quick: resigning });
 }
 
 async function askHint() {
@@ -103,9 +112,8 @@ async function askHint() {
     try {
       const h = await api.hint(g.id);
       if (my !== shown.token) return;
-      shown.hint = h;
       clearMessage();
-      render();
+      setHint(h);
       announce(hintSentence(h, shown.game.toMove));
     } catch (err) {
       await recover(err, my);
@@ -131,12 +139,17 @@ async function takeback() {
 }
 
 async function resignHere() {
-  shown.confirming = false;
-  const g = shown.game;
-  if (!g || g.online || g.status !== "playing") return render();
+  endConfirm();
+  if (!shown.game || shown.game.online || shown.game.status !== "playing") return render();
   const my = shown.token;
+  // The computer's move under way lands at once, and is the last.
+  resigning = true;
+  skip();
   await busy(async () => {
     try {
+      if (turn) await turn.catch(() => {});
+      const g = shown.game;
+      if (my !== shown.token || g.status !== "playing") return render();
       const v = await api.action(g.id, "resign", g.moves.length);
       if (my !== shown.token) return;
       setGame(v);
@@ -145,6 +158,8 @@ async function resignHere() {
       $($("rematch").hidden ? "new-game" : "rematch").focus();
     } catch (err) {
       await recover(err, my);
+    } finally {
+      resigning = false;
     }
   });
 }

@@ -15,10 +15,12 @@ import * as history from "./history.js";
 import * as join from "./join.js";
 import { openAbout, renderAbout } from "./about.js";
 import { initNewGame, update as updateNewGame } from "./newgame.js";
-import { busy, showError, leaveScreen, speedControl } from "./ui.js";
+import { busy, showError, leaveScreen, speedControl, clearOffline } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ["play", "analysis", "history", "rules", "about", "join", "learn", "lobby", "profile", "leaderboard"];
+// The screens that need a server: the static site says why they are not there.
+const SERVER_ONLY = ["join", "lobby", "profile", "leaderboard"];
 let current = "";
 let lastRoute = "";
 
@@ -77,12 +79,15 @@ async function route() {
   if (key !== lastRoute) leaveScreen();
   lastRoute = key;
   current = name;
-  for (const v of VIEWS) $(`view-${v}`).hidden = v !== name;
+  const away = !build.server && SERVER_ONLY.includes(name);
+  for (const v of VIEWS) $(`view-${v}`).hidden = v !== name || away;
+  if ($("view-noserver")) $("view-noserver").hidden = !away;
   for (const a of document.querySelectorAll(".site-nav a")) {
     if (a.dataset.route === name) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
   if (changed) window.scrollTo(0, 0);
+  if (away) return (await busy(() => import("./offline.js"))).explainNoServer();
   switch (name) {
     case "play":
       if (args[0]) await play.openGame(args[0], plyArg(args[1]));
@@ -156,6 +161,8 @@ function currentPly() {
 }
 
 async function start() {
+  // The static site hides what needs a server (style.css).
+  if (!build.server) document.documentElement.dataset.server = "none";
   // The boards' frames and speed choices are drawn once, before the page is translated.
   for (const table of document.querySelectorAll(".table")) drawFrame(table);
   for (const label of document.querySelectorAll("label[data-speed]")) speedControl(label);
@@ -196,6 +203,13 @@ async function start() {
       .then((m) => m.account && lobbyLive(false))
       .catch(() => {});
   addEventListener("endodoi:account", () => lobbyLive(true));
+  // The server answers again: what said it could not goes, and the games
+  // this browser sent it are shown from it (their review is there).
+  addEventListener("endodoi:reconnect", clearOffline);
+  addEventListener("endodoi:sent", (e) => {
+    if (current === "play") play.showSent(e.detail);
+    else if (current === "history") history.openHistory();
+  });
 }
 
 start();

@@ -3,14 +3,35 @@
 // single game or a series. The last choices are remembered for next time.
 
 import { api } from "./api.js";
+import { build } from "./build.js";
 import { t, tp, num } from "./i18n.js";
-import { busy, showError, el } from "./ui.js";
+import { busy, showError, sayOffline, el } from "./ui.js";
 import { keepSeat, savedName, rememberName } from "./online.js";
 import { sideName } from "./explain.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "endodoi.newgame";
-const FIELDS = ["ng-holes", "ng-seeds", "ng-variant", "ng-opponent", "ng-level", "ng-first", "ng-mode", "ng-target", "ng-south", "ng-north", "ng-maxlaps", "ng-side", "ng-clock"];
+const FIELDS = ["ng-holes", "ng-seeds", "ng-variant", "ng-opponent", "ng-level", "ng-first", "ng-mode", "ng-target", "ng-maxlaps", "ng-side", "ng-clock"];
+
+// The two name fields keep the names typed for each kind of game: two
+// friends', or the person's and the computer's; a friend's name never
+// names the computer. names[kind] is [south field, north field].
+const names = { friend: ["", ""], computer: ["", ""] };
+let namesOf = ""; // the kind whose names the fields hold
+
+const kindOf = (opponent) => (opponent === "computer" ? "computer" : "friend");
+
+function keepNames() {
+  if (namesOf) names[namesOf] = [$("ng-south").value, $("ng-north").value];
+}
+
+function swapNames() {
+  const opponent = $("ng-opponent").value;
+  if (opponent === "online" || kindOf(opponent) === namesOf) return; // online, the fields are hidden and kept
+  keepNames();
+  namesOf = kindOf(opponent);
+  [$("ng-south").value, $("ng-north").value] = names[namesOf];
+}
 
 /** The level names, literal keys so that the catalog test sees them. */
 function levelNames() {
@@ -55,6 +76,7 @@ function fillLevels() {
 
 /** Re-labels the dialog for the language and the chosen opponent. */
 export function update() {
+  swapNames();
   const computer = $("ng-opponent").value === "computer";
   const online = $("ng-opponent").value === "online";
   for (const e of document.querySelectorAll(".ng-computer")) e.hidden = !computer;
@@ -62,6 +84,7 @@ export function update() {
   for (const e of document.querySelectorAll(".ng-local")) e.hidden = online;
   for (const e of document.querySelectorAll(".ng-seat")) e.hidden = !computer && !online;
   if (!online && $("ng-first").value === "random") $("ng-first").value = "s";
+  if (!build.server) $("ng-mode").value = "single"; // a series needs the server
   for (const d of [1, 3, 7]) $(`ng-clock-${d}`).textContent = tp("clock.perMove", d);
   for (const e of document.querySelectorAll(".ng-series")) e.hidden = $("ng-mode").value !== "series";
   fillLevels();
@@ -88,6 +111,12 @@ function restore() {
   try {
     const saved = JSON.parse(localStorage.getItem(STORE_KEY) || "{}");
     for (const id of FIELDS) if (typeof saved[id] === "string" && $(id)) $(id).value = saved[id];
+    // Kept before names had kinds: the names of the last kind played.
+    const old = { [kindOf(saved["ng-opponent"])]: [saved["ng-south"], saved["ng-north"]] };
+    for (const kind of Object.keys(names)) {
+      const n = (saved.names || old)[kind];
+      if (Array.isArray(n) && n.length === 2 && n.every((x) => typeof x === "string")) names[kind] = n;
+    }
   } catch {
     // Nothing remembered.
   }
@@ -98,6 +127,8 @@ function remember() {
   try {
     const saved = {};
     for (const id of FIELDS) saved[id] = $(id).value;
+    keepNames();
+    saved.names = names;
     localStorage.setItem(STORE_KEY, JSON.stringify(saved));
   } catch {
     // Not remembered.
@@ -185,8 +216,10 @@ async function start() {
       $("new-game-dialog").close();
       location.hash = `#/play/${g.id}`;
     } catch (err) {
-      $("ng-error").textContent = err.network ? t("error.network") : t("error.server", { error: err.message });
-      $("ng-error").hidden = false;
+      const box = $("ng-error");
+      box.textContent = err.offline ? err.message : err.network ? t("error.network") : t("error.server", { error: err.message });
+      box.hidden = false;
+      sayOffline(box, err);
       showError(err);
     }
   });

@@ -11,24 +11,17 @@
 // the import key of each game its own, so a game sent twice (a page closed
 // before it heard the answer) is stored once. api.js asks this module when
 // the server cannot be reached, when there is none (the static site), and
-// for every local game. It also holds what pwa.js leaves for later: the
-// offer of a new version, and the static site's changes to the page.
+// for every local game. It also holds the static site's changes to the
+// page, which pwa.js leaves for later.
 
 import { build } from "./build.js";
-import { ApiError } from "./api.js";
-import { t } from "./i18n.js";
-import { shown } from "./game.js";
+import { ApiError, needsServer } from "./errors.js";
+import { t, translatePage } from "./i18n.js";
+import { unreachable, reached } from "./reconnect.js";
 
 const LOCAL = "local-";
 /** Whether id names a game kept in this browser. */
 export const isLocal = (id) => typeof id === "string" && id.startsWith(LOCAL);
-
-/** The error of something that needs the server, said plainly. */
-export function needsServer(text = t("offline.needsServer")) {
-  const err = new ApiError(0, text);
-  err.offline = true;
-  return err;
-}
 
 // ---------------------------------------------------------------------------
 // The engine's worker.
@@ -347,7 +340,8 @@ function recordOf(rec, v) {
   const [, side, south, north] = rec.start.split(" ");
   const standard = south === "0" && north === "0" && side === "s" && new Set(rec.start.split(" ")[0].split(/[,/]/)).size === 1;
   const name = (s) => (rec.computer && rec.computer.side === s ? `endodoi (level ${rec.computer.level})` : s === "s" ? rec.south : rec.north);
-  const tags = [];
+  // Dated when last played: the server's import keeps it.
+  const tags = [["Date", rec.updated]];
   if (name("s")) tags.push(["South", name("s")]);
   if (name("n")) tags.push(["North", name("n")]);
   tags.push(["Holes", String(v.holes)]);
@@ -373,12 +367,14 @@ const REFUSED = "refused";
 /**
  * Sends every game of this browser that is over, or left for a newer one,
  * to the server, once. Resolves to the number sent; a server that cannot
- * be reached leaves them for the next time.
+ * be reached leaves them for the next time. The games sent are told to the
+ * page in an "endodoi:sent" event, whose detail maps each id of this
+ * browser to the server's.
  */
 export function sync() {
   if (!build.server) return Promise.resolve(0);
   syncing ||= (async () => {
-    let sent = 0;
+    const sent = {};
     try {
       const recs = (await all()).filter((r) => !r.sent);
       recs.sort((a, b) => (a.updated < b.updated ? -1 : 1));
@@ -386,17 +382,23 @@ export function sync() {
       for (const rec of recs) {
         const v = await view(rec);
         if (rec === newest && v.status === "playing") continue; // still being played here
-        const res = await fetch("/api/games/import", {
-          method: "POST",
-          headers: { Accept: "application/json", "Content-Type": "application/json" },
-          body: JSON.stringify({ record: recordOf(rec, v) }),
-        });
+        let res;
+        try {
+          res = await fetch("/api/games/import", {
+            method: "POST",
+            headers: { Accept: "application/json", "Content-Type": "application/json" },
+            body: JSON.stringify({ record: recordOf(rec, v) }),
+          });
+        } catch (err) {
+          unreachable(); // asked again when it answers
+          throw err;
+        }
+        if (res.status < 500) reached();
         if (!res.ok) {
           if (res.status >= 500 || res.status === 429) break; // later
           rec.sent = REFUSED; // a record the server will never take: kept here, not sent again
         } else {
-          rec.sent = (await res.json()).id;
-          sent++;
+          rec.sent = sent[rec.id] = (await res.json()).id;
         }
         await save(rec);
       }
@@ -404,8 +406,9 @@ export function sync() {
       if ((await all()).every((r) => r.sent && r.sent !== REFUSED)) localStorage.removeItem(PENDING);
     } finally {
       syncing = null;
+      if (Object.keys(sent).length) dispatchEvent(new CustomEvent("endodoi:sent", { detail: sent }));
     }
-    return sent;
+    return Object.keys(sent).length;
   })();
   return syncing;
 }
@@ -457,72 +460,13 @@ export async function answer(method, path, body) {
 }
 
 // ---------------------------------------------------------------------------
-// A new version (pwa.js finds it waiting), offered between games only.
-
-const $ = (id) => document.getElementById(id);
-let waiting = null;
-let reloading = false;
-
-/** Whether a game is being played on screen: the time not to swap versions. */
-function playing() {
-  const onPlay = location.hash === "" || location.hash.startsWith("#/play");
-  return onPlay && !!shown.game && shown.game.status === "playing";
-}
-
-function updateBar() {
-  let bar = $("update");
-  if (!bar) {
-    bar = document.createElement("div");
-    bar.id = "update";
-    bar.className = "message update";
-    bar.dataset.kind = "info";
-    bar.setAttribute("role", "status");
-    const text = document.createElement("span");
-    text.dataset.i18n = "update.ready";
-    text.textContent = t("update.ready");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.id = "update-reload";
-    button.className = "small primary";
-    button.dataset.i18n = "update.reload";
-    button.textContent = t("update.reload");
-    button.addEventListener("click", () => {
-      if (!waiting || playing()) return;
-      reloading = true;
-      waiting.postMessage("activate"); // sw.js takes over; then the page reloads
-    });
-    bar.append(text, " ", button);
-    $("message").after(bar);
-  }
-  return bar;
-}
-
-const offer = () => {
-  if (waiting) updateBar().hidden = playing();
-};
-
-/** Offers the version waiting in worker, now or once no game is being played. */
-export function offerUpdate(worker) {
-  const first = !waiting;
-  waiting = worker;
-  offer();
-  if (!first) return;
-  // A game starts and ends without a change of address: look again now and then.
-  setInterval(offer, 2000);
-  addEventListener("hashchange", offer);
-  navigator.serviceWorker.addEventListener("controllerchange", () => {
-    if (reloading) location.reload();
-  });
-}
-
-// ---------------------------------------------------------------------------
 // The static site: no online play.
 
-/** Hides what needs a server and says why, on the start screen and the list of games. */
+const $ = (id) => document.getElementById(id);
+
+/** Says why online play and the review are missing, on the start screen and the list of games (style.css hides what needs a server). */
 export function noServer() {
   document.documentElement.dataset.server = "none";
-  const hide = ['.start-option[data-opponent="online"]', '#ng-opponent option[value="online"]', "#account-open", '.site-nav a[data-route="lobby"]'];
-  for (const sel of hide) for (const node of document.querySelectorAll(sel)) node.hidden = true;
   for (const where of [$("start-heading"), document.querySelector("#view-history h1")]) {
     if (!where) continue;
     const note = document.createElement("p");
@@ -531,4 +475,30 @@ export function noServer() {
     note.textContent = t("offline.site");
     where.after(note);
   }
+}
+
+/** Shows, in place of a screen that needs a server (the lobby, a profile...), why it is not here and what is. */
+export function explainNoServer() {
+  let view = $("view-noserver");
+  if (!view) {
+    view = document.createElement("section");
+    view.id = "view-noserver";
+    view.className = "view prose";
+    const h1 = document.createElement("h1");
+    h1.dataset.i18n = "site.heading";
+    const p = document.createElement("p");
+    p.dataset.i18n = "site.needsServer";
+    const links = document.createElement("p");
+    links.className = "controls";
+    for (const [href, key, cls] of [["#/play", "nav.play", "button primary"], ["#/learn", "learn.nav", "button"]]) {
+      const a = document.createElement("a");
+      Object.assign(a, { href, className: cls });
+      a.dataset.i18n = key;
+      links.append(a, " ");
+    }
+    view.append(h1, p, links);
+    $("main").append(view);
+  }
+  translatePage(view);
+  view.hidden = false;
 }

@@ -11,7 +11,7 @@ import { playerName, playerLabel, sideName, resultSentence, offBoardEnd } from "
 import { busy, showMessage, showError, announce, sleep, el } from "./ui.js";
 import { seatOf, keepSeat, clockText } from "./online.js";
 import { Live } from "./livesocket.js";
-import { $, shown, motion, render, setGame, playOut, sendMove, skip, confirmResign, endText } from "./game.js";
+import { $, shown, motion, render, setGame, setOnline, playOut, sendMove, skip, confirmResign, endConfirm, endText } from "./game.js";
 
 /** The connection and what this browser may do in the game. */
 const net = {
@@ -147,7 +147,7 @@ function take(g) {
   if (!game || g.id !== game.id || g.online.rev < game.online.rev) return false;
   if (g.online.rev > game.online.rev) setGame(g);
   else {
-    game.online = g.online; // the same game: who is here, the clocks
+    setOnline(g.online); // the same game: who is here, the clocks
     net.stamp = performance.now();
   }
   render();
@@ -303,7 +303,7 @@ function settle() {
 
 /** A seat's action: on the live connection, else over HTTP. */
 async function act(action) {
-  shown.confirming = false;
+  endConfirm();
   const g = shown.game;
   if (!g || !net.seat) return;
   net.sent = action;

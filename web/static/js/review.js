@@ -5,7 +5,7 @@
 // board, and marks the grades in the move list. Moves are named by round,
 // as the move list numbers them.
 
-import { ApiError } from "./api.js";
+import { needsServer, ApiError } from "./errors.js";
 import { t, tp, num, signed, language } from "./i18n.js";
 import { busy, showError, announce, el } from "./ui.js";
 import { playerName, hasReview } from "./explain.js";
@@ -91,9 +91,7 @@ function stop() {
 async function call(method, id) {
   if (id.startsWith("local-")) {
     // A game kept in this browser (offline.js) is reviewed once the server has it.
-    const err = new ApiError(0, t("offline.review"));
-    err.offline = true;
-    throw err;
+    throw needsServer(t("offline.review"));
   }
   const init = { method, headers: { Accept: "application/json" } };
   if (method === "POST") {

@@ -45,6 +45,7 @@ export function showMessage(text, kind = "error", { next = false } = {}) {
   carry = next;
   const el = message();
   el.replaceChildren();
+  delete el.dataset.offline;
   const span = document.createElement("span");
   span.textContent = text;
   const close = document.createElement("button");
@@ -63,6 +64,21 @@ export function clearMessage() {
   const el = message();
   el.replaceChildren();
   el.hidden = true;
+  delete el.dataset.offline;
+}
+
+/** Marks a message, or a form's error, as saying the server cannot be reached: it goes when it can. */
+export function sayOffline(el, err) {
+  if (err && (err.offline || err.network)) el.dataset.offline = "true";
+}
+
+/** Puts away what said that the server cannot be reached: it answers again. */
+export function clearOffline() {
+  if (message().dataset.offline) clearMessage();
+  for (const e of document.querySelectorAll(".form-error[data-offline]")) {
+    e.hidden = true;
+    delete e.dataset.offline;
+  }
 }
 
 /** Called on navigation: the message of the screen left goes with it. */
@@ -83,6 +99,7 @@ export function showError(err) {
     showMessage(t("error.unexpected", { error: String(err && err.message ? err.message : err) }));
     console.error(err); // eslint-disable-line no-console -- a bug of the page, for its developers
   }
+  sayOffline(message(), err);
 }
 
 /** Says text to screen-reader users (aria-live polite). */
