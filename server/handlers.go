@@ -138,9 +138,18 @@ func playedAt(date string, now time.Time) (time.Time, bool) {
 }
 
 // importKey identifies a record whatever its form and layout: the digest
-// of its text form as this program writes it.
+// of its text form as this program writes it; or, for a game played on a
+// device while the server could not be reached, of its Offline tag, the
+// device's own key for the game, whatever else its record says (a later
+// version of the page may write it otherwise).
 func importKey(rec *record.Record) string {
-	sum := sha256.Sum256([]byte(rec.String()))
+	text := rec.String()
+	for _, tag := range rec.Extra {
+		if tag.Name == "Offline" && tag.Value != "" {
+			text = "offline " + tag.Value
+		}
+	}
+	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -64,3 +64,23 @@ func TestImportKeepsTheDate(t *testing.T) {
 		}
 	}
 }
+
+// TestImportOfflineKey: a game a device sends is stored once, whatever its
+// record says besides its Offline tag: a page that sends it again after an
+// update writes the record otherwise.
+func TestImportOfflineKey(t *testing.T) {
+	ts := newTestServer(t)
+	first := "[Date \"2026-11-30T10:00:00.000Z\"]\n[Holes \"6\"]\n[Seeds \"4\"]\n[Offline \"k1\"]\n\nc *\n"
+	again := "[Holes \"6\"]\n[Seeds \"4\"]\n[Variant \"standard\"]\n[MaxLaps \"1000\"]\n[Offline \"k1\"]\n[Date \"2026-11-30\"]\n\nc *\n"
+	other := "[Holes \"6\"]\n[Seeds \"4\"]\n[Offline \"k2\"]\n\nc *\n"
+	var a, b, c struct{ ID string }
+	if code, raw := ts.do("POST", "/api/games/import", recordBody(first), &a); code != 201 {
+		t.Fatalf("first import: %d %s", code, raw)
+	}
+	if code, raw := ts.do("POST", "/api/games/import", recordBody(again), &b); code != 200 || b.ID != a.ID {
+		t.Errorf("the same game written otherwise: %d %s, want 200 with %s", code, raw, a.ID)
+	}
+	if code, raw := ts.do("POST", "/api/games/import", recordBody(other), &c); code != 201 || c.ID == a.ID {
+		t.Errorf("another device's game with the same moves: %d %s, want a game of its own", code, raw)
+	}
+}

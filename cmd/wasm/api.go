@@ -76,7 +76,7 @@ type request struct {
 	// games the page kept, and what the server made of a game sent.
 	API   apiRequest   `json:"api"`
 	Games []deviceGame `json:"games"`
-	ID    string       `json:"id"`
+	Game  string       `json:"game"` // the game's ID ("id" is the worker's, of each call)
 	Sent  string       `json:"sent"`
 }
 
@@ -91,6 +91,7 @@ type searchView struct {
 	Move      string   `json:"move"` // "" when the side to move has no legal move
 	Score     float64  `json:"score"`
 	Exact     bool     `json:"exact"`
+	Final     float64  `json:"final"` // the expected final margin from South's view, as the server's
 	Depth     int      `json:"depth"`
 	Nodes     uint64   `json:"nodes"`
 	ElapsedMs float64  `json:"elapsedMs"`
@@ -180,11 +181,12 @@ func (h *handler) answer(ctx context.Context, in []byte) (any, error) {
 	case "api":
 		return h.games.answer(ctx, req.API), nil
 	case "keep":
-		return map[string]int{"kept": len(req.Games)}, h.games.keep(req.Games)
+		return h.games.keep(req.Games), nil
 	case "outbox":
-		return h.games.outbox(ctx)
+		list, err := h.games.outbox(ctx)
+		return map[string][]outboxGame{"games": list}, err
 	case "sent":
-		return h.games.markSent(ctx, req.ID, req.Sent)
+		return h.games.markSent(ctx, req.Game, req.Sent)
 	}
 	return nil, fmt.Errorf("unknown op %q", req.Op)
 }
@@ -335,7 +337,7 @@ func (h *handler) search(ctx context.Context, req request) (searchView, error) {
 		}
 	}
 	v := searchView{
-		Score: res.Score.Seeds(), Exact: res.Exact, Depth: res.Depth, Nodes: res.Nodes,
+		Score: res.Score.Seeds(), Exact: res.Exact, Final: rules.FinalMargin(g.Position(), res.Score.Seeds(), 1), Depth: res.Depth, Nodes: res.Nodes,
 		ElapsedMs: float64(res.Elapsed.Microseconds()) / 1000, PV: []string{},
 	}
 	if res.Move != rules.NoMove {

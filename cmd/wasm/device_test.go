@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/server"
@@ -195,8 +197,13 @@ func TestDeviceKeepsGames(t *testing.T) {
 	if err := json.Unmarshal([]byte(kept), &games); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.answer(ctx, mustJSON(t, request{Op: "keep", Games: games})); err != nil {
-		t.Fatal(err)
+	if v, err := h.answer(ctx, mustJSON(t, request{Op: "keep", Games: games})); err != nil || v.(keptView).Kept != 2 {
+		t.Fatalf("keep: %+v, %v", v, err)
+	}
+	bad := games[0]
+	bad.ID, bad.Moves = "local-bad", []string{"c", "c"}
+	if v := h.games.keep([]deviceGame{bad}); v.Kept != 0 || v.Refused["local-bad"] == "" {
+		t.Errorf("a kept game whose moves do not play: %+v", v)
 	}
 	ans := h.games.answer(ctx, apiRequest{Method: "GET", Path: "/api/games/local-99aa"})
 	if body, _ := json.Marshal(ans.Body); ans.Status != 200 || !strings.Contains(string(body), `"status":"resigned","result":"1-0"`) {
@@ -245,4 +252,74 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestDeviceGamesImportToTheServer: the records this device sends (games
+// against the computer, between two people, resigned) are taken by the
+// server's import, once, as the games they were.
+func TestDeviceGamesImportToTheServer(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "games.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	srv := server.New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := newHandler(clock.Real)
+	play := func(create string, resign bool) string {
+		ans := h.games.answer(ctx, apiRequest{Method: "POST", Path: "/api/games", Body: create})
+		if ans.Status != 201 {
+			t.Fatalf("create %s: %d %+v", create, ans.Status, ans.Body)
+		}
+		id := ans.Body.(api.Game).ID
+		for ply := 0; ply < 400; ply++ {
+			g := h.games.answer(ctx, apiRequest{Method: "GET", Path: "/api/games/" + id}).Body.(api.Game)
+			if g.Status != "playing" {
+				break
+			}
+			if resign && ply == 1 {
+				h.games.answer(ctx, apiRequest{Method: "POST", Path: "/api/games/" + id + "/actions", Body: `{"action": "resign", "ply": 1}`})
+				break
+			}
+			path, body := "/moves", fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], ply)
+			if g.Computer != nil && g.Computer.Side == g.ToMove {
+				path, body = "/computer", fmt.Sprintf(`{"ply": %d}`, ply)
+			}
+			if a := h.games.answer(ctx, apiRequest{Method: "POST", Path: "/api/games/" + id + path, Body: body}); a.Status != 200 {
+				t.Fatalf("%s %s: %d %+v", path, body, a.Status, a.Body)
+			}
+		}
+		return id
+	}
+	ids := []string{
+		play(`{"holes": 6, "computer": {"side": "n", "level": 3}, "south": "Amina"}`, false),
+		play(`{"holes": 6, "south": "Amina", "north": "Baraka"}`, false),
+		play(`{"holes": 4, "seeds": 3, "variant": "cross"}`, true),
+	}
+	out, err := h.games.outbox(ctx)
+	if err != nil || len(out) != len(ids) {
+		t.Fatalf("outbox: %d games, %v", len(out), err)
+	}
+	for round := range 2 {
+		for _, g := range out {
+			body, _ := json.Marshal(map[string]string{"record": g.Record})
+			code, raw := serverAnswer(t, srv, "POST", "/api/games/import", string(body))
+			want := 201
+			if round == 1 {
+				want = 200 // the same record again: the game it made
+			}
+			if code != want {
+				t.Errorf("round %d: import of %s: %d %s\n%s", round+1, g.ID, code, raw, g.Record)
+				continue
+			}
+			local := h.games.answer(ctx, apiRequest{Method: "GET", Path: "/api/games/" + g.ID}).Body.(api.Game)
+			var there api.Game
+			json.Unmarshal(raw, &there)
+			if !slices.Equal(local.Moves, there.Moves) || local.Result != there.Result || local.Status != there.Status ||
+				local.South != there.South && local.Computer == nil {
+				t.Errorf("round %d: %s imported as %v %s %s, played as %v %s %s", round+1, g.ID, there.Moves, there.Result, there.Status,
+					local.Moves, local.Result, local.Status)
+			}
+		}
+	}
 }

@@ -12,7 +12,6 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -82,19 +81,33 @@ func newGames(choose func(ctx context.Context, b *rules.Game, level int) (rules.
 	return gs
 }
 
-// keep takes back the games the page kept.
-func (gs *games) keep(list []deviceGame) error {
+// keptView answers keep: how many games it took, and why it left out
+// those it could not read.
+type keptView struct {
+	Kept    int               `json:"kept"`
+	Refused map[string]string `json:"refused,omitempty"`
+}
+
+// keep takes back the games the page kept, as they are there now.
+func (gs *games) keep(list []deviceGame) keptView {
+	var v keptView
 	for _, d := range list {
 		g, err := d.game()
-		if err != nil {
-			return fmt.Errorf("game %s: %w", d.ID, err)
+		if err == nil {
+			err = gs.store.Put(g)
 		}
-		if err := gs.store.Put(g); err != nil {
-			return err
+		if err != nil {
+			if v.Refused == nil {
+				v.Refused = map[string]string{}
+			}
+			v.Refused[d.ID] = err.Error()
+			continue
 		}
 		gs.sent[d.ID] = d.Sent
+		gs.table.Forget(d.ID) // as kept there now, not as played here before
+		v.Kept++
 	}
-	return nil
+	return v
 }
 
 // game is d as play keeps it.
@@ -422,9 +435,11 @@ func (gs *games) record(g *play.Game, format string) (apiAnswer, error) {
 	return apiAnswer{}, api.Errorf(api.StatusBadRequest, "format %q: want text or json", play.Clip(format))
 }
 
-// recordOf is game g's record with its Offline tag.
+// recordOf is game g's record with its Offline tag, dated when it was last
+// played (the server's import keeps that time).
 func recordOf(g *play.Game) *record.Record {
 	rec := g.Record()
+	rec.Date = g.Info().Updated.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	if key := g.Info().ImportKey; key != "" {
 		rec.Extra = append(rec.Extra, record.Tag{Name: "Offline", Value: key})
 	}

@@ -388,7 +388,7 @@ func TestSameAnswersAsNative(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := searchView{Move: res.Move.String(), Score: res.Score.Seeds(), Exact: res.Exact, Depth: res.Depth, Nodes: res.Nodes, PV: []string{}}
+		want := searchView{Move: res.Move.String(), Score: res.Score.Seeds(), Exact: res.Exact, Final: rules.FinalMargin(g.Position(), res.Score.Seeds(), 1), Depth: res.Depth, Nodes: res.Nodes, PV: []string{}}
 		for _, m := range res.PV {
 			want.PV = append(want.PV, m.String())
 		}

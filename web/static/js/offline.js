@@ -106,163 +106,60 @@ const markPending = () => {
   }
 };
 
-function randomHex(bytes) {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+// ---------------------------------------------------------------------------
+// The games of this browser, played by the server's own Go code (package
+// play, in the worker's module: cmd/wasm's games.go), which answers each
+// request as the server would. This module keeps the games in IndexedDB:
+// before a request it hands the module the games it concerns, as kept
+// (another tab of this browser may have played them meanwhile), and keeps
+// the games each answer says it changed before the answer is used.
+
+/** Hands the worker's module the games kept here (all of them, or the one of id). */
+async function keep(id) {
+  const games = id ? [await load(id)].filter(Boolean) : await all();
+  if (games.length) await engine({ op: "keep", games });
+  return games;
 }
 
-const rulesOf = (rec) => ({ position: rec.start, moves: rec.moves, variant: rec.variant, maxLaps: rec.maxLaps });
-
-/** The game view of a stored game, as the server's GET /api/games/{id}. */
-async function view(rec) {
-  const g = await engine({ op: "game", ...rulesOf(rec) });
-  return viewOf(rec, g);
+/** Keeps the games an answer of the module changed. */
+async function keepSaved(saved) {
+  for (const rec of saved || []) await save(rec);
+  if (saved && saved.length) markPending();
 }
 
-function viewOf(rec, g) {
-  const v = {
-    ...g,
-    id: rec.id,
-    south: rec.south || "",
-    north: rec.north || "",
-    created: rec.created,
-    updated: rec.updated,
-    sowingsFrom: 0,
-    local: true,
-  };
-  if (rec.computer) v.computer = rec.computer;
-  if (rec.resigned) {
-    // The side that resigned loses; the board stays as it was.
-    v.status = "resigned";
-    v.result = rec.resigned === "s" ? "0-1" : "1-0";
-    v.legalMoves = [];
-  }
+// What the module says needs the server, in the page's words.
+const needs = { online: () => t("offline.online"), series: () => t("offline.series"), review: () => t("offline.review") };
+
+/** A request of the API, answered by the module: its body, or an ApiError. */
+async function device(method, path, body) {
+  const out = await engine({ op: "api", api: { method, path, body: body === undefined ? "" : JSON.stringify(body) } });
+  await keepSaved(out.saved);
+  if (out.needsServer) throw needsServer(needs[out.needsServer]?.());
+  if (out.status >= 400) throw new ApiError(out.status, (out.body && out.body.error) || `HTTP ${out.status}`);
+  return out.text !== undefined && out.body === undefined ? out.text : out.body;
+}
+
+/** Marks an answer's games as this browser's. */
+function local(v) {
+  if (v && v.game) v.game.local = true;
+  else if (v && v.id) v.local = true;
+  if (v && v.games) for (const g of v.games) g.local = true;
   return v;
 }
 
-async function stored(id) {
-  const rec = await load(id);
-  if (!rec) throw new ApiError(404, `no game "${id}"`);
-  return rec;
-}
-
-function checkPly(rec, ply, required) {
-  if (ply === undefined || ply === null) {
-    if (required) throw new ApiError(400, "ply is required");
-    return;
-  }
-  if (ply !== rec.moves.length) throw new ApiError(409, `the game has ${rec.moves.length} moves, not ${ply}: reload it`);
-}
-
-const standardStart = (holes, seeds, first) => {
-  const row = Array(holes).fill(seeds).join(",");
-  return `${row}/${row} ${first === "n" ? "n" : "s"} 0 0`;
-};
-
-async function createGame(body = {}) {
-  if (body.online) throw needsServer(t("offline.online"));
-  if (body.series) throw needsServer(t("offline.series"));
-  let first = body.first;
-  if (first === "random") first = Math.random() < 0.5 ? "s" : "n";
-  const start = body.position || standardStart(body.holes || 8, body.seeds || 4, first);
-  const now = new Date().toISOString();
-  const rec = {
-    id: LOCAL + randomHex(8),
-    key: randomHex(16), // the game's own import key, with its moves
-    start,
-    variant: body.variant || "standard",
-    maxLaps: body.maxLaps || 0,
-    south: body.south || "",
-    north: body.north || "",
-    computer: body.computer || null,
-    moves: [],
-    resigned: "",
-    created: now,
-    updated: now,
-    sent: "", // the server's id once it holds the game
-  };
-  const v = await view(rec); // checks the start and the rules
-  rec.maxLaps = v.maxLaps;
-  await save(rec);
-  markPending();
-  return v;
-}
-
-async function afterChange(rec, g) {
-  rec.updated = new Date().toISOString();
-  await save(rec);
-  markPending();
-  const v = viewOf(rec, g);
+/** A request about one game of this browser. */
+async function gameRequest(method, path, id, body) {
+  if (!(await keep(id)).length) throw new ApiError(404, `no game "${id}"`);
+  const v = local(await device(method, path, body));
   // A game that ends is sent as soon as the server answers.
-  if (v.status !== "playing" && build.server) queueMicrotask(() => sync().catch(() => {}));
+  const g = v && (v.game || v);
+  if (method === "POST" && g && g.status && g.status !== "playing" && build.server) queueMicrotask(() => sync().catch(() => {}));
   return v;
-}
-
-function playable(rec) {
-  if (rec.resigned) throw new ApiError(409, "the game is over");
-}
-
-async function move(rec, letter, ply, byComputer) {
-  playable(rec);
-  checkPly(rec, ply, false);
-  const side = (await engine({ op: "game", ...rulesOf(rec) })).toMove;
-  if (!byComputer && rec.computer && rec.computer.side === side) throw new ApiError(409, "it is the computer's turn");
-  const res = await engine({ op: "play", ...rulesOf(rec), move: letter });
-  rec.moves.push(letter);
-  return { game: await afterChange(rec, res.game), sowing: res.sowing };
-}
-
-async function computerMove(rec, ply) {
-  playable(rec);
-  checkPly(rec, ply, false);
-  const g = await engine({ op: "game", ...rulesOf(rec) });
-  if (!rec.computer || rec.computer.side !== g.toMove || g.status !== "playing") {
-    throw new ApiError(409, "it is not the computer's turn");
-  }
-  const s = await engine({ op: "search", ...rulesOf(rec), level: rec.computer.level });
-  return move(rec, s.move, rec.moves.length, true);
-}
-
-async function takeback(rec, ply) {
-  checkPly(rec, ply, true);
-  if (rec.resigned) throw new ApiError(409, "the game was resigned");
-  if (!rec.moves.length) throw new ApiError(409, "no move to take back");
-  rec.moves.pop();
-  let g = await engine({ op: "game", ...rulesOf(rec) });
-  // Against the computer, its reply goes too: the person moves again.
-  while (rec.computer && rec.moves.length && g.toMove === rec.computer.side) {
-    rec.moves.pop();
-    g = await engine({ op: "game", ...rulesOf(rec) });
-  }
-  return afterChange(rec, g);
-}
-
-async function resign(rec, body) {
-  if (body.action !== "resign") throw new ApiError(400, `unknown action "${body.action}"`);
-  checkPly(rec, body.ply, true);
-  const g = await engine({ op: "game", ...rulesOf(rec) });
-  if (rec.resigned || g.status !== "playing") throw new ApiError(409, "the game is over");
-  rec.resigned = rec.computer ? (rec.computer.side === "s" ? "n" : "s") : g.toMove;
-  return afterChange(rec, g);
-}
-
-/** The expected final margin from South's view, as the server's "final". */
-function finalMargin(position, score) {
-  const [, side, south, north] = position.split(" ");
-  return (side === "s" ? score : -score) + Number(south) - Number(north);
 }
 
 async function lineOf(req, limits) {
   const s = await engine({ op: "search", ...req, ...limits, book: true });
-  const g = await engine({ op: "game", ...req });
-  return { move: s.move, score: s.score, exact: s.exact, final: finalMargin(g.position, s.score), pv: s.pv };
-}
-
-async function hint(rec) {
-  playable(rec);
-  const g = await engine({ op: "game", ...rulesOf(rec) });
-  if (g.status !== "playing") throw new ApiError(409, "the game is over");
-  return lineOf(rulesOf(rec), { timeMs: 500 });
+  return { move: s.move, score: s.score, exact: s.exact, final: s.final, pv: s.pv };
 }
 
 async function analyze(body) {
@@ -293,76 +190,31 @@ async function position(body) {
   return out;
 }
 
-function summary(v) {
-  const s = {
-    id: v.id,
-    south: v.south,
-    north: v.north,
-    holes: v.holes,
-    variant: v.variant,
-    moves: v.moves.length,
-    result: v.result,
-    created: v.created,
-    updated: v.updated,
-    score: v.score,
-    status: v.status,
-    local: true,
-  };
-  if (v.computer) s.computer = v.computer;
-  return s;
-}
-
-/** The games of this browser not held by the server, newest first. */
-async function unsent() {
-  const recs = (await all()).filter((r) => !r.sent || r.sent === REFUSED);
-  recs.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
-  return Promise.all(recs.map(async (r) => summary(await view(r))));
-}
-
 /**
  * Adds the games of this browser not yet sent to a list of the server's (or
  * to none, with no server), most recently played first.
  */
 export async function mergeList(list, limit, offset) {
+  await keep();
+  const here = local(await device("GET", `/api/games?limit=${list ? 200 : limit}&offset=${list ? 0 : offset}`));
+  if (!list) return here;
   const byId = new Map();
-  for (const g of [...(list ? list.games || [] : []), ...(await unsent())]) byId.set(g.id, g);
+  for (const g of [...(list.games || []), ...here.games]) byId.set(g.id, g);
   const games = [...byId.values()];
   games.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
-  return { games: list ? games : games.slice(offset, offset + limit) };
+  return { games };
 }
 
 // ---------------------------------------------------------------------------
 // Sending the games to the server.
 
-/** The game's record in the text form (docs/game-records.md). */
-function recordOf(rec, v) {
-  const esc = (s) => s.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
-  const [, side, south, north] = rec.start.split(" ");
-  const standard = south === "0" && north === "0" && side === "s" && new Set(rec.start.split(" ")[0].split(/[,/]/)).size === 1;
-  const name = (s) => (rec.computer && rec.computer.side === s ? `endodoi (level ${rec.computer.level})` : s === "s" ? rec.south : rec.north);
-  // Dated when last played: the server's import keeps it.
-  const tags = [["Date", rec.updated]];
-  if (name("s")) tags.push(["South", name("s")]);
-  if (name("n")) tags.push(["North", name("n")]);
-  tags.push(["Holes", String(v.holes)]);
-  if (standard) tags.push(["Seeds", rec.start.split(",")[0]]);
-  else tags.push(["Position", rec.start]);
-  tags.push(["Variant", v.variant], ["MaxLaps", String(v.maxLaps)]);
-  // A resignation is no result of the moves: the record says it (Result stays "*").
-  if (rec.resigned) tags.push(["Termination", `resigned; ${rec.resigned === "s" ? "North" : "South"} won`]);
-  tags.push(["Offline", rec.key]);
-  const head = tags.map(([k, val]) => `[${k} "${esc(val)}"]`).join("\n");
-  return `${head}\n\n${rec.moves.join(" ")} ${v.status === "resigned" ? "*" : v.result}\n`;
-}
-
 /** The text record of a game kept in this browser. */
 export async function recordText(id) {
-  const rec = await stored(id);
-  return recordOf(rec, await view(rec));
+  await keep(id);
+  return device("GET", `/api/games/${encodeURIComponent(id)}/record?format=text`);
 }
 
 let syncing = null;
-const REFUSED = "refused";
 
 /**
  * Sends every game of this browser that is over, or left for a newer one,
@@ -376,34 +228,31 @@ export function sync() {
   syncing ||= (async () => {
     const sent = {};
     try {
-      const recs = (await all()).filter((r) => !r.sent);
-      recs.sort((a, b) => (a.updated < b.updated ? -1 : 1));
-      const newest = recs[recs.length - 1];
-      for (const rec of recs) {
-        const v = await view(rec);
-        if (rec === newest && v.status === "playing") continue; // still being played here
+      await keep();
+      const out = (await engine({ op: "outbox" })).games; // the oldest change first
+      const newest = out[out.length - 1];
+      for (const g of out) {
+        if (g === newest && g.playing) continue; // still being played here
         let res;
         try {
           res = await fetch("/api/games/import", {
             method: "POST",
             headers: { Accept: "application/json", "Content-Type": "application/json" },
-            body: JSON.stringify({ record: recordOf(rec, v) }),
+            body: JSON.stringify({ record: g.record }),
           });
         } catch (err) {
           unreachable(); // asked again when it answers
           throw err;
         }
         if (res.status < 500) reached();
-        if (!res.ok) {
-          if (res.status >= 500 || res.status === 429) break; // later
-          rec.sent = REFUSED; // a record the server will never take: kept here, not sent again
-        } else {
-          rec.sent = sent[rec.id] = (await res.json()).id;
-        }
-        await save(rec);
+        if (!res.ok && (res.status >= 500 || res.status === 429)) break; // later
+        // A record the server will never take is kept here, not sent again.
+        const id = res.ok ? (await res.json()).id : "refused";
+        if (res.ok) sent[g.id] = id;
+        await keepSaved((await engine({ op: "sent", game: g.id, sent: id })).saved);
       }
       // Kept while a game stays here only (refused), so that the list still shows it.
-      if ((await all()).every((r) => r.sent && r.sent !== REFUSED)) localStorage.removeItem(PENDING);
+      if ((await all()).every((r) => r.sent && r.sent !== "refused")) localStorage.removeItem(PENDING);
     } finally {
       syncing = null;
       if (Object.keys(sent).length) dispatchEvent(new CustomEvent("endodoi:sent", { detail: sent }));
@@ -428,26 +277,8 @@ export async function answer(method, path, body) {
     if (url.searchParams.has("ids")) return { games: [] }; // online games: none without the server
     return mergeList(null, Number(url.searchParams.get("limit")) || 50, Number(url.searchParams.get("offset")) || 0);
   }
-  if (route === "POST /games" && parts.length === 2) return createGame(body);
-  if (parts[1] === "games" && isLocal(parts[2])) {
-    const rec = await stored(parts[2]);
-    const what = `${method} ${parts[3] || ""}`;
-    switch (what) {
-      case "GET ":
-        return view(rec);
-      case "POST moves":
-        return move(rec, body.move, body.ply, false);
-      case "POST computer":
-        return computerMove(rec, body.ply);
-      case "POST takeback":
-        return takeback(rec, body.ply);
-      case "POST actions":
-        return resign(rec, body);
-      case "GET hint":
-        return hint(rec);
-    }
-    throw needsServer(t("offline.review"));
-  }
+  if (route === "POST /games" && parts.length === 2) return local(await device(method, url.pathname, body));
+  if (parts[1] === "games" && isLocal(parts[2])) return gameRequest(method, url.pathname + url.search, parts[2], body);
   switch (route) {
     case "POST /position":
       return position(body);
