@@ -7,54 +7,30 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// Account is a player's account: a name that follows them from device to
-// device. A deleted account keeps its row, without name, credentials or
-// sessions, so that what refers to it stays whole.
-type Account struct {
-	ID      string
-	Name    string // as its owner spelled it; "" once deleted
-	Key     string // the name case-folded, unique among accounts
-	Created time.Time
-	Status  string // AccountActive, AccountDisabled or AccountDeleted
-	Kind    string // "" for a person, AccountBot for a bot
-}
-
-// The states of an account.
-const (
-	AccountActive   = ""
-	AccountDisabled = "disabled" // by the site's operator: no sign-in
-	AccountDeleted  = "deleted"  // anonymised: no name, no sign-in
+// The accounts' value types are package account's; these names are
+// theirs.
+type (
+	Account    = account.Account
+	Credential = account.Credential
+	Session    = account.Session
 )
 
-// The kinds of credential.
+// The states of an account, and the kinds of credential (account's).
 const (
-	CredentialPassword = "password" // Data: the password's argon2id hash
-	CredentialPasskey  = "passkey"  // Data: the WebAuthn credential, JSON
+	AccountActive      = account.Active
+	AccountDisabled    = account.Disabled
+	AccountDeleted     = account.Deleted
+	CredentialPassword = account.CredentialPassword
+	CredentialPasskey  = account.CredentialPasskey
 )
-
-// Credential is a way to prove that one holds an account.
-type Credential struct {
-	ID        string // a passkey's credential ID, or the password's own
-	AccountID string
-	Kind      string
-	Data      string
-	Created   time.Time
-	Used      time.Time
-}
-
-// Session is a signed-in browser: the hash of the id its cookie holds.
-type Session struct {
-	Hash      string
-	AccountID string
-	Created   time.Time
-	Expires   time.Time
-}
 
 // Accounts are the store's accounts, their credentials and sessions, and
-// the pending challenges of passkey ceremonies.
+// the pending challenges of passkey ceremonies: what package account needs
+// (account.Store), and the seats of accounts.
 type Accounts interface {
 	// CreateAccount stores a with its credentials, and s when not nil,
 	// all or none, setting a.ID (when "", else that of NewAccountID) and
@@ -65,7 +41,8 @@ type Accounts interface {
 	AccountByKey(ctx context.Context, key string) (*Account, error)
 	// Credentials returns the credentials of account id.
 	Credentials(ctx context.Context, accountID string) ([]Credential, error)
-	// AddCredential stores a new credential of an active account.
+	// AddCredential stores a new credential of an active account; an ID
+	// stored already is account.ErrCredentialExists.
 	AddCredential(ctx context.Context, c *Credential) error
 	// UseCredential records that credential id was used at t, and sets
 	// its data.
@@ -77,9 +54,9 @@ type Accounts interface {
 	// hashes to hash and that has not expired at now.
 	SessionAccount(ctx context.Context, hash string, now time.Time) (*Account, error)
 	// DeleteSession ends one session; DeleteSessions every session of
-	// an account, and returns how many.
+	// an account, and returns their hashes.
 	DeleteSession(ctx context.Context, hash string) error
-	DeleteSessions(ctx context.Context, accountID string) (int, error)
+	DeleteSessions(ctx context.Context, accountID string) ([]string, error)
 	// DisableAccount stops account id from signing in, ending its
 	// sessions; EnableAccount lets it sign in again.
 	DisableAccount(ctx context.Context, id string) error
@@ -116,10 +93,6 @@ const accountsVersion = 5
 // errNoAccounts is the answer of a database opened read-only at a version
 // older than the accounts.
 var errNoAccounts = fmt.Errorf("this database has no accounts (schema version under %d): %w", accountsVersion, ErrNotFound)
-
-// NewAccountID returns a new account id, for an account whose id must be
-// known before it is stored (a passkey's user handle).
-func NewAccountID() string { return newID() }
 
 // accountCols are the columns of an account as written (the latest
 // schema); accountSelect reads them from any version.
@@ -187,7 +160,7 @@ func (t *tx) insertCredential(c *Credential) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("credential for account %s: %w (it is registered already)", c.AccountID, ErrConflict)
+		return fmt.Errorf("credential for account %s: %w", c.AccountID, errCredentialExists)
 	}
 	return nil
 }
@@ -305,14 +278,17 @@ func (c *core) DeleteSession(ctx context.Context, hash string) error {
 	})
 }
 
-func (c *core) DeleteSessions(ctx context.Context, accountID string) (int, error) {
-	var n int64
-	err := c.eng.write(ctx, "ending sessions", true, func(t *tx) error {
+func (c *core) DeleteSessions(ctx context.Context, accountID string) ([]string, error) {
+	var hashes []string
+	err := c.eng.write(ctx, "ending sessions", false, func(t *tx) error {
 		var err error
-		n, err = t.exec(`DELETE FROM sessions WHERE account_id = ?`, accountID)
+		hashes, err = ids(t.q.query(t.ctx, `DELETE FROM sessions WHERE account_id = ? RETURNING id_hash`, accountID))
 		return err
 	})
-	return int(n), err
+	if err != nil {
+		return nil, err
+	}
+	return hashes, nil
 }
 
 // setStatus sets the status of account id, which must not be deleted.
@@ -453,3 +429,6 @@ func (c *core) TakeChallenge(ctx context.Context, hash string, at time.Time) (st
 	}
 	return data, nil
 }
+
+// The store is what package account needs.
+var _ account.Store = Store(nil)
