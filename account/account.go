@@ -124,6 +124,9 @@ func (s *Service) newAccount(ctx context.Context, name string) (*Account, error)
 func (s *Service) create(ctx context.Context, a *Account, cred Credential, what string) (*Signed, error) {
 	sess, id := s.newSession()
 	if err := s.st.CreateAccount(ctx, a, []Credential{cred}, sess); err != nil {
+		if errors.Is(err, ErrCredentialExists) {
+			return nil, ErrCredentialExists
+		}
 		if errors.Is(err, ErrExists) {
 			return nil, ErrNameTaken
 		}

@@ -37,6 +37,10 @@ var (
 	// ErrPasskeySignIn: no active account has this passkey, or its
 	// signature does not check.
 	ErrPasskeySignIn = errors.New("this passkey does not sign in to any account here")
+	// ErrPasskeyCloned: the passkey's signature counter went backwards,
+	// so that two copies of it may exist (WebAuthn, 7.2 step 21): it is
+	// flagged, and signs in no more.
+	ErrPasskeyCloned = errors.New("this passkey may have been copied (its signature counter went backwards), so it no longer signs in; sign in another way, then add a new passkey")
 )
 
 // Origin is where the browser's page is.
@@ -339,7 +343,8 @@ func (s *Service) FinishSignIn(ctx context.Context, req PasskeyRequest) (*Signed
 		return nil, err
 	}
 	if cred.Authenticator.CloneWarning {
-		s.log.Warn("a passkey's signature counter went back: a cloned authenticator?", "account", found.ID)
+		s.log.Warn("refused a passkey whose signature counter went back: a cloned authenticator?", "account", found.ID)
+		return nil, ErrPasskeyCloned
 	}
 	return s.StartSession(ctx, found)
 }

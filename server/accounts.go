@@ -75,6 +75,7 @@ var accountStatus = map[error]int{
 	account.ErrNoPasskeys:       http.StatusBadRequest,
 	account.ErrPasskeyAnswer:    http.StatusBadRequest,
 	account.ErrPasskeySignIn:    http.StatusUnauthorized,
+	account.ErrPasskeyCloned:    http.StatusUnauthorized,
 	account.ErrCredentialExists: http.StatusConflict,
 }
 

@@ -326,3 +326,35 @@ func TestAccountSeats(t *testing.T) {
 		t.Errorf("Baraka's games after Amina's account was deleted: %q", got)
 	}
 }
+
+// The Origin check compares the scheme too: a page of https://host is
+// another site than http://host.
+func TestOriginScheme(t *testing.T) {
+	as := newAccountServer(t, AccountOptions{SignInRate: Rate{100, 100}})
+	for _, c := range []struct {
+		origin string
+		code   int
+	}{{"https://example.com", 403}, {"http://example.com", 201}} {
+		if a := as.call("POST", "/api/account/signup", creds("Amina", goodPassword), "", "", "Origin", c.origin); a.code != c.code {
+			t.Errorf("plain HTTP, Origin %s: %d %s, want %d", c.origin, a.code, a.body, c.code)
+		}
+	}
+	// Over HTTPS (here, as a trusted proxy says), the other way round.
+	st := as.st
+	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(as, nil)), Options{TrustProxy: true,
+		Accounts: AccountOptions{SignInRate: Rate{100, 100}, Passwords: account.Params{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	for _, c := range []struct {
+		origin string
+		code   int
+	}{{"http://example.com", 403}, {"https://example.com", 200}} {
+		req := httptest.NewRequest("POST", "/api/account/signin", strings.NewReader(creds("amina", goodPassword)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set("Origin", c.origin)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != c.code {
+			t.Errorf("HTTPS, Origin %s: %d %s, want %d", c.origin, rec.Code, rec.Body, c.code)
+		}
+	}
+}

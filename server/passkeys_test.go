@@ -209,3 +209,59 @@ func TestPasskeys(t *testing.T) {
 		t.Errorf("%d write failures", as.st.WriteFailures())
 	}
 }
+
+// A passkey whose signature counter goes backwards may have been copied:
+// it is flagged and refused, then and afterwards. A passkey registered
+// already is refused with 409 and a plain message, naming no account.
+func TestPasskeyClonedAndRegisteredTwice(t *testing.T) {
+	as := newAccountServer(t, AccountOptions{SignInRate: Rate{100, 100}})
+	const origin, rpID = "http://example.com", "example.com"
+	key := newSoftKey(t, origin)
+	register := func(name, session string, k *softKey) accountAnswer {
+		t.Helper()
+		body := `{"name": "` + name + `"}`
+		if session != "" {
+			body = ""
+		}
+		b := as.call("POST", "/api/account/passkey/register/begin", body, session, "")
+		if b.code != 200 {
+			t.Fatalf("register begin: %d %s", b.code, b.body)
+		}
+		return as.callCeremony("/api/account/passkey/register/finish", k.create(t, b.body, rpID), session, ceremonyOf(t, b))
+	}
+	signIn := func(k *softKey) accountAnswer {
+		t.Helper()
+		b := as.call("POST", "/api/account/passkey/signin/begin", "", "", "")
+		return as.callCeremony("/api/account/passkey/signin/finish", k.get(t, b.body, rpID), "", ceremonyOf(t, b))
+	}
+	up := register("Baraka", "", key)
+	if up.code != 201 {
+		t.Fatalf("sign up: %d %s", up.code, up.body)
+	}
+	var me struct{ Account accountView }
+	json.Unmarshal([]byte(up.body), &me)
+	for range 2 {
+		if a := signIn(key); a.code != 200 {
+			t.Fatalf("sign in: %d %s", a.code, a.body)
+		}
+	}
+
+	// The same passkey again: for a new account, and for the signed-in one.
+	again := *key
+	for _, a := range []accountAnswer{register("Chausiku", "", &again), register("", up.session().Value, &again)} {
+		if a.code != 409 || !strings.Contains(a.body, "registered already") || strings.Contains(a.body, me.Account.ID) || a.session() != nil {
+			t.Errorf("a passkey registered again: %d %s, want 409 with a plain message", a.code, a.body)
+		}
+	}
+
+	// A copy of the passkey, whose counter is behind.
+	clone := *key
+	clone.count = 1
+	if a := signIn(&clone); a.code != 401 || !strings.Contains(a.body, "copied") || a.session() != nil {
+		t.Errorf("a signature counter gone back: %d %s, want 401 saying the passkey may have been copied", a.code, a.body)
+	}
+	key.count += 10
+	if a := signIn(key); a.code != 401 || !strings.Contains(a.body, "copied") {
+		t.Errorf("the flagged passkey afterwards: %d %s, want it refused", a.code, a.body)
+	}
+}

@@ -36,6 +36,8 @@ async function call(path, body) {
 function problem(err) {
   const msg = String(err.message || err);
   if (err.name === "NotAllowedError" || err.name === "AbortError") return t("account.passkeyCancelled");
+  if (msg.startsWith("this passkey may have been copied")) return t("account.passkeyCopied");
+  if (msg.startsWith("this passkey is registered already")) return t("account.passkeyRegistered");
   if (err.status === 401) return t("account.wrong");
   if (err.status === 409) return t("account.taken");
   if (err.status === 429) return t("account.tooMany");
