@@ -137,7 +137,7 @@ func TestNginxTLS(t *testing.T) {
 	_, port, _ := net.SplitHostPort(tlsAddr)
 	origin := "https://localhost:" + port
 	client := &http.Client{Timeout: 10 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}},
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	cookies := map[string]string{}
 	post := func(path, body string) (*http.Response, string) {
