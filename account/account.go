@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -50,16 +49,14 @@ type Service struct {
 	now    func() time.Time
 	log    *slog.Logger
 	dummy  string // a hash to check against when there is none
-	names  Rate   // password sign-ins on a name
-
-	mu      sync.Mutex
-	buckets map[string]*Bucket // the names' sign-ins, on this instance
+	names  Rate   // password sign-ins on a name from devices it does not know
 }
 
 // Options tune a Service.
 type Options struct {
 	// NameRate bounds the password sign-ins on one name, from every
-	// client together (default 1 a minute, bursts of 10).
+	// client and instance together, but those from the devices that
+	// signed in to its account before (default 1 a minute, bursts of 10).
 	NameRate Rate
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -83,7 +80,7 @@ func NewWithOptions(st Store, h *Hasher, o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	s := &Service{st: st, hasher: h, now: o.Now, log: o.Log, names: o.NameRate, buckets: map[string]*Bucket{}}
+	s := &Service{st: st, hasher: h, now: o.Now, log: o.Log, names: o.NameRate}
 	if h != nil {
 		s.dummy = h.hash("not a password of anyone", saltFor("dummy"))
 	}
@@ -91,11 +88,13 @@ func NewWithOptions(st Store, h *Hasher, o Options) *Service {
 }
 
 // Signed is an account with the id of a new session of it, for its
-// cookie.
+// cookie, and the id of the browser's device cookie when it gets a new
+// one.
 type Signed struct {
 	Account *Account
 	Session string // the session id: 256 random bits, base64url
 	Expires time.Time
+	Device  string // a new device id (DeviceLife), or ""
 }
 
 func (s *Service) newSession() (*Session, string) {
@@ -132,7 +131,8 @@ func (s *Service) create(ctx context.Context, a *Account, cred Credential, what 
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return &Signed{Account: a, Session: id, Expires: sess.Expires}, nil
+	signed := &Signed{Account: a, Session: id, Expires: sess.Expires}
+	return signed, s.addDevice(ctx, signed, false)
 }
 
 // SignUp makes an account named name with password, and a session of it.
@@ -152,19 +152,22 @@ func (s *Service) SignUp(ctx context.Context, name, password string) (*Signed, e
 	return s.create(ctx, a, Credential{ID: newCredentialID(), Kind: CredentialPassword, Data: hashed}, "signing up")
 }
 
-// PasswordSignIn is a sign-in with a password.
+// PasswordSignIn is a sign-in with a password, from a browser holding
+// the device id Device ("" for none).
 type PasswordSignIn struct {
 	Name, Password string
+	Device         string
 }
 
 // SignIn checks name and password and starts a session. Whatever is
 // wrong, the answer is ErrSignIn after one password hash: an unknown name
 // costs the same as a wrong password. Sign-ins on a name are limited
 // (limit.go): beyond the limit the answer is a *LimitError, before any
-// hash.
+// hash, but from a device that signed in to the name's account before.
 func (s *Service) SignIn(ctx context.Context, in PasswordSignIn) (*Signed, error) {
 	stored := s.dummy
 	var a *Account
+	known := false
 	_, key, nameErr := ParseUsername(in.Name)
 	if nameErr == nil {
 		var err error
@@ -175,8 +178,13 @@ func (s *Service) SignIn(ctx context.Context, in PasswordSignIn) (*Signed, error
 		case err != nil:
 			return nil, err
 		}
-		if err := s.takeNameToken(key); err != nil {
+		if known, err = s.knownDevice(ctx, in.Device, a); err != nil {
 			return nil, err
+		}
+		if !known {
+			if err := s.takeNameToken(ctx, key); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if a != nil {
@@ -197,7 +205,11 @@ func (s *Service) SignIn(ctx context.Context, in PasswordSignIn) (*Signed, error
 	if !ok || a == nil || stored == s.dummy || a.Status != Active {
 		return nil, ErrSignIn
 	}
-	return s.StartSession(ctx, a)
+	signed, err := s.StartSession(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return signed, s.addDevice(ctx, signed, known)
 }
 
 // StartSession starts a new session of account a.
@@ -276,8 +288,8 @@ func (s *Service) SignOutEverywhere(ctx context.Context, accountID string) (Ende
 	return Ended{Account: accountID, Sessions: hashes, All: true}, nil
 }
 
-// Delete anonymises account id: its name, credentials and sessions go,
-// its games stay.
+// Delete anonymises account id: its name, credentials, sessions and
+// devices go, its games stay.
 func (s *Service) Delete(ctx context.Context, accountID string) (Ended, error) {
 	if err := s.st.AnonymiseAccount(ctx, accountID); err != nil {
 		return Ended{}, err

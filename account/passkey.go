@@ -60,6 +60,7 @@ func (o Origin) String() string {
 type PasskeyRequest struct {
 	Origin   Origin
 	Session  string // the browser's session id, "" if none
+	Device   string // the browser's device id, "" if none
 	Name     string // a new account's name, to begin registering
 	Ceremony string // the ceremony's id, to finish
 	Answer   []byte // the browser's credential as JSON, to finish
@@ -346,7 +347,15 @@ func (s *Service) FinishSignIn(ctx context.Context, req PasskeyRequest) (*Signed
 		s.log.Warn("refused a passkey whose signature counter went back: a cloned authenticator?", "account", found.ID)
 		return nil, ErrPasskeyCloned
 	}
-	return s.StartSession(ctx, found)
+	signed, err := s.StartSession(ctx, found)
+	if err != nil {
+		return nil, err
+	}
+	known, err := s.knownDevice(ctx, req.Device, found)
+	if err != nil {
+		return nil, err
+	}
+	return signed, s.addDevice(ctx, signed, known)
 }
 
 // passkeyID is the store's id of a passkey.

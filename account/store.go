@@ -40,8 +40,8 @@ type Store interface {
 	// sessions; EnableAccount lets it sign in again.
 	DisableAccount(ctx context.Context, id string) error
 	EnableAccount(ctx context.Context, id string) error
-	// AnonymiseAccount deletes the name, credentials and sessions
-	// of account id; what refers to it is kept.
+	// AnonymiseAccount deletes the name, credentials, sessions and
+	// devices of account id; what refers to it is kept.
 	AnonymiseAccount(ctx context.Context, id string) error
 	// PutChallenge keeps data under hash until expires; TakeChallenge
 	// returns it once, before it expires at now.
@@ -51,6 +51,18 @@ type Store interface {
 	// BotAccount returns the active bot whose token hashes to tokenHash.
 	CreateBot(ctx context.Context, a *Account, tokenHash string) error
 	BotAccount(ctx context.Context, tokenHash string) (*Account, error)
+	// TakeToken reads the bucket under key (found false when there is
+	// none), hands it to take and keeps what take returns, all in one
+	// transaction, so that instances sharing the storage count together.
+	// Buckets untouched since before forget may be dropped.
+	TakeToken(ctx context.Context, key string, forget time.Time, take func(b Bucket, found bool) Bucket) error
+	// AddDevice stores a device of an active account, and forgets those
+	// of its devices used before forget and all but the keep most
+	// recently used. DeviceAccount returns the ID of the active account
+	// of the device whose id hashes to hash, if it was used since since,
+	// and records its use at at.
+	AddDevice(ctx context.Context, d *Device, keep int, forget time.Time) error
+	DeviceAccount(ctx context.Context, hash string, since, at time.Time) (string, error)
 }
 
 // The storage's answers about the data; errors.Is tells them.

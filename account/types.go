@@ -49,7 +49,18 @@ type Session struct {
 	Expires   time.Time
 }
 
-// Bucket is a token bucket of sign-ins: Tokens left at Updated.
+// Device is a browser that signed in to an account before: the hash of
+// the random id of its device cookie. A correct password from it passes
+// the limit on its account's name (limit.go).
+type Device struct {
+	Hash      string
+	AccountID string
+	Created   time.Time
+	Used      time.Time
+}
+
+// Bucket is a token bucket of sign-ins, kept in the Store so that every
+// instance counts the same: Tokens left at Updated.
 type Bucket struct {
 	Tokens  float64
 	Updated time.Time

@@ -9,8 +9,13 @@ import (
 	"github.com/endodoi/endodoi/play"
 )
 
-// SessionCookie is the cookie that holds a signed-in browser's session id.
-const SessionCookie = "endodoi_session"
+// SessionCookie is the cookie that holds a signed-in browser's session id;
+// DeviceCookie the id of a browser that signed in to an account before,
+// whose correct password passes the limit on the account's name.
+const (
+	SessionCookie = "endodoi_session"
+	DeviceCookie  = "endodoi_device"
+)
 
 // AccountOptions tune the accounts.
 type AccountOptions struct {
@@ -122,6 +127,20 @@ func (s *Server) setSession(w http.ResponseWriter, r *http.Request, signed *acco
 		MaxAge: int(time.Until(signed.Expires) / time.Second), HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
 }
 
+// setDevice gives the browser its device cookie, sent back to the
+// account routes only.
+func (s *Server) setDevice(w http.ResponseWriter, r *http.Request, id string) {
+	http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: id, Path: "/api/account/", MaxAge: int(account.DeviceLife / time.Second),
+		HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteStrictMode})
+}
+
+func deviceID(r *http.Request) string {
+	if c, err := r.Cookie(DeviceCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
 func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
@@ -178,6 +197,9 @@ func (s *Server) signedInAnswer(w http.ResponseWriter, r *http.Request, status i
 		}
 	}
 	s.setSession(w, r, signed)
+	if signed.Device != "" {
+		s.setDevice(w, r, signed.Device)
+	}
 	writeJSON(w, status, map[string]any{"account": v})
 }
 
@@ -201,7 +223,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	signed, err := s.accounts.svc.SignIn(r.Context(), account.PasswordSignIn{Name: body.Name, Password: body.Password})
+	signed, err := s.accounts.svc.SignIn(r.Context(), account.PasswordSignIn{Name: body.Name, Password: body.Password, Device: deviceID(r)})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -25,7 +25,7 @@ func (s *Server) passkeyRoutes() {
 // passkeyRequest is what a ceremony's step needs of r: the page's origin,
 // the browser's cookies.
 func (s *Server) passkeyRequest(r *http.Request) account.PasskeyRequest {
-	req := account.PasskeyRequest{Origin: account.Origin{Secure: s.secure(r), Host: r.Host}, Session: sessionID(r)}
+	req := account.PasskeyRequest{Origin: account.Origin{Secure: s.secure(r), Host: r.Host}, Session: sessionID(r), Device: deviceID(r)}
 	if c, err := r.Cookie(CeremonyCookie); err == nil {
 		req.Ceremony = c.Value
 	}

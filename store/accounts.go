@@ -75,6 +75,11 @@ type Accounts interface {
 	// AccountGames returns the online games in which account accountID
 	// holds a seat, the most recently changed first, at most limit.
 	AccountGames(ctx context.Context, accountID string, limit int) ([]SeatGame, error)
+	// The sign-in limits and the devices (signins.go), as
+	// account.Store says.
+	TakeToken(ctx context.Context, key string, forget time.Time, take func(b account.Bucket, found bool) account.Bucket) error
+	AddDevice(ctx context.Context, d *account.Device, keep int, forget time.Time) error
+	DeviceAccount(ctx context.Context, hash string, since, at time.Time) (string, error)
 }
 
 // SeatGame is a game of an account and the side it plays there.
@@ -330,6 +335,9 @@ func (c *core) AnonymiseAccount(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err = t.exec(`DELETE FROM credentials WHERE account_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err = t.exec(`DELETE FROM devices WHERE account_id = ?`, id); err != nil {
 			return err
 		}
 		// Its games stay, under no name of its own.

@@ -500,6 +500,43 @@ CREATE TABLE rating_advantages (
 	updated   TIMESTAMPTZ NOT NULL
 );
 `},
+	// Version 8: sign-in limits shared by every instance. signin_limits
+	// holds a token bucket per key (a name's sign-ins), devices the hashes
+	// of the ids of the device cookies of browsers that signed in to an
+	// account, whose correct passwords pass the name's limit.
+	{8,
+		// SQLite
+		`
+CREATE TABLE signin_limits (
+	key     TEXT PRIMARY KEY,
+	tokens  REAL NOT NULL, -- -1 for a bucket just made, not yet counted
+	updated TEXT NOT NULL
+);
+CREATE INDEX signin_limits_updated ON signin_limits(updated);
+CREATE TABLE devices (
+	id_hash    TEXT PRIMARY KEY, -- SHA-256 of the device cookie's id, hex
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TEXT NOT NULL,
+	used       TEXT NOT NULL
+);
+CREATE INDEX devices_account ON devices(account_id, used);
+`,
+		// PostgreSQL
+		`
+CREATE TABLE signin_limits (
+	key     TEXT PRIMARY KEY,
+	tokens  DOUBLE PRECISION NOT NULL,
+	updated TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX signin_limits_updated ON signin_limits(updated);
+CREATE TABLE devices (
+	id_hash    TEXT PRIMARY KEY,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TIMESTAMPTZ NOT NULL,
+	used       TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX devices_account ON devices(account_id, used);
+`},
 }
 
 // latestVersion is the schema version this program writes.
