@@ -104,15 +104,20 @@ func (s *Service) newSession() (*Session, string) {
 }
 
 // newAccount checks name for a new account: ErrBadName, or ErrNameTaken
-// when an account has it.
+// when an account has it or one that looks the same (its Skeleton).
 func (s *Service) newAccount(ctx context.Context, name string) (*Account, error) {
 	display, key, err := ParseUsername(name)
 	if err != nil {
 		return nil, err
 	}
-	a := &Account{Name: display, Key: key}
+	a := &Account{Name: display, Key: key, Skeleton: Skeleton(key)}
 	if _, err := s.st.AccountByKey(ctx, key); err == nil {
 		return nil, ErrNameTaken
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if _, err := s.st.AccountBySkeleton(ctx, a.Skeleton); err == nil {
+		return nil, fmt.Errorf("%w: it looks like another player's name", ErrNameTaken)
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}

@@ -127,3 +127,33 @@ func FuzzCheckPassword(f *testing.F) {
 		}
 	})
 }
+
+// Passwords built from a season or a common word and a year, the site's
+// or the user's name, or one character repeated (in any script), are
+// refused.
+func TestWeakPasswords(t *testing.T) {
+	for _, weak := range []string{"Summer2024!", "Winter2025", "Endodoi2026!", "éééééééé", "ééééééééé1", "ддддддддд",
+		"Autumn2023?", "spring2026", "Password2025!", "EnDodoi2024", "En Dodoi 2025", "amina2024!", "Amina-Amina",
+		"Kiangazi2025", "ааааbbbbcccc", "Monday2024!", "2025Summer!"} {
+		if _, err := CheckPassword(weak, "Amina"); !errors.Is(err, ErrBadPassword) {
+			t.Errorf("CheckPassword(%q): %v, want ErrBadPassword", weak, err)
+		}
+	}
+	for _, good := range []string{"correct horse battery staple", "kite-Umbrella-74-ledger", "mbegu nne kila shimo",
+		"Summer lantern 2024 orbit", "čtyři semínka v každé jamce"} {
+		if _, err := CheckPassword(good, "Amina"); err != nil {
+			t.Errorf("CheckPassword(%q): %v", good, err)
+		}
+	}
+}
+
+// A name stacking more marks on one character than a display name may
+// is refused.
+func TestUsernameMarks(t *testing.T) {
+	if _, _, err := ParseUsername("x\u0301\u0302\u0303\u0304\u0306yz"); !errors.Is(err, ErrBadName) {
+		t.Errorf("five marks on one letter: %v", err)
+	}
+	if _, _, err := ParseUsername("Đức_Tiến"); err != nil {
+		t.Errorf("Vietnamese tones: %v", err)
+	}
+}

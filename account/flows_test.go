@@ -114,3 +114,35 @@ func TestFlows(t *testing.T) {
 		t.Errorf("the name of a deleted account is free again: %v", err)
 	}
 }
+
+// A name that looks like another account's (the same UTS #39 skeleton) is
+// taken: Cyrillic, Greek and dotless letters for Latin ones.
+func TestLookAlikeNames(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := newService(t)
+	const pw = "kite-Umbrella-74-ledger"
+	for _, name := range []string{"Amina", "Oloitip", "Nairimi", "HcBot"} {
+		if _, err := s.SignUp(ctx, name, pw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"\u0410mina", "Ol\u03bfitip", "Na\u0131rimi", "H\u0441Bot", "Arnina"} {
+		if _, err := s.SignUp(ctx, name, pw); !errors.Is(err, account.ErrNameTaken) {
+			t.Errorf("SignUp(%q) beside an account that looks the same: %v, want ErrNameTaken", name, err)
+		}
+		if _, _, err := s.CreateBot(ctx, name); !errors.Is(err, account.ErrNameTaken) {
+			t.Errorf("CreateBot(%q): %v, want ErrNameTaken", name, err)
+		}
+	}
+	// Once the account is deleted, its look-alikes are free.
+	in, err := s.SignIn(ctx, account.PasswordSignIn{Name: "amina", Password: pw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx, in.Account.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SignUp(ctx, "\u0410mina", pw); err != nil {
+		t.Errorf("a look-alike of a deleted account: %v", err)
+	}
+}

@@ -12,11 +12,13 @@ import (
 type Store interface {
 	// CreateAccount stores a with its credentials, and s when not nil,
 	// all or none, setting a.ID (when "") and a.Created. A name whose key
-	// an account has is ErrExists.
+	// or skeleton an account has is ErrExists.
 	CreateAccount(ctx context.Context, a *Account, creds []Credential, s *Session) error
-	// Account returns account id; AccountByKey the account named key.
+	// Account returns account id; AccountByKey the account named key;
+	// AccountBySkeleton one whose name has that skeleton.
 	Account(ctx context.Context, id string) (*Account, error)
 	AccountByKey(ctx context.Context, key string) (*Account, error)
+	AccountBySkeleton(ctx context.Context, skeleton string) (*Account, error)
 	// Credentials returns the credentials of account id, oldest first.
 	Credentials(ctx context.Context, accountID string) ([]Credential, error)
 	// AddCredential stores a new credential of an active account

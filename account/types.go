@@ -6,12 +6,13 @@ import "time"
 // device. A deleted account keeps its row, without name, credentials or
 // sessions, so that what refers to it stays whole.
 type Account struct {
-	ID      string
-	Name    string // as its owner spelled it; "" once deleted
-	Key     string // the name case-folded, unique among accounts
-	Created time.Time
-	Status  string // Active, Disabled or Deleted
-	Kind    string // "" for a person, Bot for a bot
+	ID       string
+	Name     string // as its owner spelled it; "" once deleted
+	Key      string // the name case-folded, unique among accounts
+	Skeleton string // the key's confusable skeleton (Skeleton), unique too; "" for none
+	Created  time.Time
+	Status   string // Active, Disabled or Deleted
+	Kind     string // "" for a person, Bot for a bot
 }
 
 // The states of an account.

@@ -2,8 +2,10 @@ package account
 
 import (
 	"fmt"
+	"unicode"
 	"unicode/utf8"
 
+	"go.mau.fi/util/confusable"
 	"golang.org/x/text/secure/precis"
 )
 
@@ -30,9 +32,40 @@ func ParseUsername(name string) (display, key string, err error) {
 	case n > MaxNameLen:
 		return "", "", fmt.Errorf("%w: more than %d characters", ErrBadName, MaxNameLen)
 	}
+	if StacksMarks(display) {
+		return "", "", fmt.Errorf("%w: more than %d marks on one character", ErrBadName, MaxMarks)
+	}
 	key, err = precis.UsernameCaseMapped.String(display)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: use letters, digits and punctuation, without spaces", ErrBadName)
 	}
 	return display, key, nil
 }
+
+// MaxMarks is the most combining marks a name may stack on one character:
+// enough for any script's vowel signs and tone marks, too few to smear a
+// name over the lines around it. Usernames and players' display names
+// keep to it alike.
+const MaxMarks = 4
+
+// StacksMarks reports whether s stacks more than MaxMarks combining marks
+// on one character.
+func StacksMarks(s string) bool {
+	marks := 0
+	for _, c := range s {
+		if !unicode.Is(unicode.M, c) {
+			marks = 0
+			continue
+		}
+		if marks++; marks > MaxMarks {
+			return true
+		}
+	}
+	return false
+}
+
+// Skeleton is the confusable skeleton of a username's key (Unicode's UTS
+// #39, with the data of Unicode 17): two names with the same skeleton
+// look alike (a Latin "a" and a Cyrillic "а", "rn" and "m", "l" and "1"),
+// and only one account may have it. It is for comparing, never showing.
+func Skeleton(key string) string { return confusable.Skeleton(key) }

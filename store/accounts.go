@@ -36,9 +36,11 @@ type Accounts interface {
 	// all or none, setting a.ID (when "", else that of NewAccountID) and
 	// a.Created. A name whose key is taken is ErrExists.
 	CreateAccount(ctx context.Context, a *Account, creds []Credential, s *Session) error
-	// Account returns account id; AccountByKey the account named key.
+	// Account returns account id; AccountByKey the account named key;
+	// AccountBySkeleton the one whose name has that skeleton.
 	Account(ctx context.Context, id string) (*Account, error)
 	AccountByKey(ctx context.Context, key string) (*Account, error)
+	AccountBySkeleton(ctx context.Context, skeleton string) (*Account, error)
 	// Credentials returns the credentials of account id.
 	Credentials(ctx context.Context, accountID string) ([]Credential, error)
 	// AddCredential stores a new credential of an active account; an ID
@@ -101,23 +103,30 @@ var errNoAccounts = fmt.Errorf("this database has no accounts (schema version un
 
 // accountCols are the columns of an account as written (the latest
 // schema); accountSelect reads them from any version.
-const accountCols = `id, name, name_key, created, status, kind`
+const accountCols = `id, name, name_key, created, status, kind, name_skeleton`
 
 // accountSelect is the select list of an account's columns, each with
 // prefix (a table's alias and a dot), in scanAccount's order: an account
-// of a database older than the lobby is a person.
+// of a database older than the lobby is a person, and one older than the
+// skeletons has none.
 func (c *core) accountSelect(prefix string) string {
-	kind := prefix + "kind"
+	kind, skeleton := prefix+"kind", prefix+"name_skeleton"
 	if c.version < lobbyVersion {
 		kind = "''"
 	}
+	if c.version < skeletonVersion {
+		skeleton = "''"
+	}
 	p := prefix
-	return p + "id, " + p + "name, " + p + "name_key, " + p + "created, " + p + "status, " + kind
+	return p + "id, " + p + "name, " + p + "name_key, " + p + "created, " + p + "status, " + kind + ", " + skeleton
 }
+
+// skeletonVersion is the schema version that has the names' skeletons.
+const skeletonVersion = 9
 
 func scanAccount(r row) (*Account, error) {
 	a := &Account{}
-	err := r.Scan(&a.ID, &a.Name, &a.Key, timeCol{&a.Created}, &a.Status, &a.Kind)
+	err := r.Scan(&a.ID, &a.Name, &a.Key, timeCol{&a.Created}, &a.Status, &a.Kind, &a.Skeleton)
 	return a, err
 }
 
@@ -127,8 +136,9 @@ func (c *core) CreateAccount(ctx context.Context, a *Account, creds []Credential
 	}
 	a.Created = now()
 	return c.eng.write(ctx, "storing an account", false, func(t *tx) error {
-		n, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (name_key) DO NOTHING`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind)
+		// A name whose key or skeleton is taken.
+		n, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind, a.Skeleton)
 		if err != nil {
 			return err
 		}
@@ -216,6 +226,13 @@ func (c *core) Account(ctx context.Context, id string) (*Account, error) {
 
 func (c *core) AccountByKey(ctx context.Context, key string) (*Account, error) {
 	return c.readAccount(ctx, fmt.Sprintf("%q", key), `name_key = ?`, key)
+}
+
+func (c *core) AccountBySkeleton(ctx context.Context, skeleton string) (*Account, error) {
+	if c.version < skeletonVersion || skeleton == "" {
+		return nil, fmt.Errorf("account of skeleton %q: %w", skeleton, ErrNotFound)
+	}
+	return c.readAccount(ctx, fmt.Sprintf("of skeleton %q", skeleton), `name_skeleton = ?`, skeleton)
 }
 
 func (c *core) Credentials(ctx context.Context, accountID string) ([]Credential, error) {
@@ -323,7 +340,7 @@ func (c *core) AnonymiseAccount(ctx context.Context, id string) error {
 	return c.eng.write(ctx, "deleting an account", false, func(t *tx) error {
 		// The key must stay unique, and no name is that long: the old
 		// name is free again.
-		n, err := t.exec(`UPDATE accounts SET name = '', name_key = ?, status = ? WHERE id = ?`,
+		n, err := t.exec(`UPDATE accounts SET name = '', name_key = ?, name_skeleton = '', status = ? WHERE id = ?`,
 			"deleted:"+id, AccountDeleted, id)
 		if err != nil {
 			return err

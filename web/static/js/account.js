@@ -39,6 +39,7 @@ function problem(err) {
   if (msg.startsWith("this passkey may have been copied")) return t("account.passkeyCopied");
   if (msg.startsWith("this passkey is registered already")) return t("account.passkeyRegistered");
   if (err.status === 401) return t("account.wrong");
+  if (err.status === 409 && msg.includes("looks like another player")) return t("account.lookAlike");
   if (err.status === 409) return t("account.taken");
   if (err.status === 429) return t("account.tooMany");
   if (msg.startsWith("bad username")) return t("account.badName");
