@@ -1,25 +1,27 @@
 // Package account keeps the site's optional accounts: a username and a
-// password or passkeys, and the sessions of the browsers signed in to
-// them. It checks names and passwords, hashes passwords, makes and checks
-// session ids, and carries each change to the store; package server
-// speaks HTTP for it.
+// password or passkeys, the sessions of the browsers signed in to them,
+// and bots' tokens. It checks names and passwords, hashes passwords, runs
+// the passkey (WebAuthn) ceremonies, limits sign-ins, makes and checks
+// session ids, and carries each change to its Store, which package store
+// implements; it speaks no HTTP: package server decodes each request,
+// calls one method here and encodes the answer.
 //
 // Usernames follow the PRECIS UsernameCaseMapped profile (RFC 8265): two
-// names that differ only in case or width are the same name. Passwords
-// are prepared by the OpaqueString profile, refused when zxcvbn (a
-// strength estimator with lists of common passwords, names and words)
-// finds them too guessable, and hashed with argon2id. A session id is
-// 256 random bits; the store keeps only its SHA-256.
+// names that differ only in case or width are the same name, and so are
+// two whose confusable skeletons (Unicode's UTS #39) are the same.
+// Passwords are prepared by the OpaqueString profile, refused when zxcvbn
+// (a strength estimator with lists of common passwords, names and words)
+// or this package's own checks find them too guessable, and hashed with
+// argon2id. A session id is 256 random bits; the store keeps only its
+// SHA-256, and so for devices' and bots' ids.
 package account
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"time"
-
-	"github.com/endodoi/endodoi/store"
 )
 
 // SessionLife is how long a session lasts from sign-in.
@@ -31,7 +33,7 @@ var (
 	// or a password here; the error says why.
 	ErrBadName     = errors.New("bad username")
 	ErrBadPassword = errors.New("bad password")
-	// ErrNameTaken: an account has that name.
+	// ErrNameTaken: an account has that name, or one that looks the same.
 	ErrNameTaken = errors.New("that username is taken")
 	// ErrSignIn: no such name, or not its password, or an account that
 	// cannot sign in: the caller cannot tell which, by design.
@@ -42,88 +44,152 @@ var (
 
 // Service carries out the account flows over a store.
 type Service struct {
-	st     store.Accounts
+	st     Store
 	hasher *Hasher
 	now    func() time.Time
+	log    *slog.Logger
 	dummy  string // a hash to check against when there is none
+	names  Rate   // password sign-ins on a name from devices it does not know
 }
 
-// New returns the service over st, hashing passwords with h.
-func New(st store.Accounts, h *Hasher) *Service {
-	return &Service{st: st, hasher: h, now: time.Now, dummy: h.hash("not a password of anyone", saltFor("dummy"))}
+// Options tune a Service.
+type Options struct {
+	// NameRate bounds the password sign-ins on one name, from every
+	// client and instance together, but those from the devices that
+	// signed in to its account before (default 1 a minute, bursts of 10).
+	NameRate Rate
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log is where what the site's operator should know goes (default
+	// slog.Default()).
+	Log *slog.Logger
+}
+
+// New returns the service over st, hashing passwords with h, with the
+// default Options.
+func New(st Store, h *Hasher) *Service { return NewWithOptions(st, h, Options{}) }
+
+// NewWithOptions returns the service over st, hashing passwords with h.
+func NewWithOptions(st Store, h *Hasher, o Options) *Service {
+	if o.NameRate.PerSecond <= 0 || o.NameRate.Burst <= 0 {
+		o.NameRate = Rate{PerSecond: 1.0 / 60, Burst: 10}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	s := &Service{st: st, hasher: h, now: o.Now, log: o.Log, names: o.NameRate}
+	if h != nil {
+		s.dummy = h.hash("not a password of anyone", saltFor("dummy"))
+	}
+	return s
 }
 
 // Signed is an account with the id of a new session of it, for its
-// cookie.
+// cookie, and the id of the browser's device cookie when it gets a new
+// one.
 type Signed struct {
-	Account *store.Account
+	Account *Account
 	Session string // the session id: 256 random bits, base64url
 	Expires time.Time
+	Device  string // a new device id (DeviceLife), or ""
 }
 
-func (s *Service) newSession() (*store.Session, string) {
+func (s *Service) newSession() (*Session, string) {
 	id, hash := NewSessionID()
 	at := s.now().UTC().Truncate(time.Millisecond)
-	return &store.Session{Hash: hash, Created: at, Expires: at.Add(SessionLife)}, id
+	return &Session{Hash: hash, Created: at, Expires: at.Add(SessionLife)}, id
 }
 
-// SignUp makes an account named name with password, and a session of it.
-func (s *Service) SignUp(ctx context.Context, name, password string) (*Signed, error) {
+// newAccount checks name for a new account: ErrBadName, or ErrNameTaken
+// when an account has it or one that looks the same (its Skeleton).
+func (s *Service) newAccount(ctx context.Context, name string) (*Account, error) {
 	display, key, err := ParseUsername(name)
 	if err != nil {
 		return nil, err
 	}
-	pw, err := CheckPassword(password, display)
+	a := &Account{Name: display, Key: key, Skeleton: Skeleton(key)}
+	if _, err := s.st.AccountByKey(ctx, key); err == nil {
+		return nil, ErrNameTaken
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if _, err := s.st.AccountBySkeleton(ctx, a.Skeleton); err == nil {
+		return nil, fmt.Errorf("%w: it looks like another player's name", ErrNameTaken)
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	return a, nil
+}
+
+// create stores account a with cred and a new session of it.
+func (s *Service) create(ctx context.Context, a *Account, cred Credential, what string) (*Signed, error) {
+	sess, id := s.newSession()
+	if err := s.st.CreateAccount(ctx, a, []Credential{cred}, sess); err != nil {
+		if errors.Is(err, ErrCredentialExists) {
+			return nil, ErrCredentialExists
+		}
+		if errors.Is(err, ErrExists) {
+			return nil, ErrNameTaken
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	signed := &Signed{Account: a, Session: id, Expires: sess.Expires}
+	return signed, s.addDevice(ctx, signed, false)
+}
+
+// SignUp makes an account named name with password, and a session of it.
+func (s *Service) SignUp(ctx context.Context, name, password string) (*Signed, error) {
+	a, err := s.newAccount(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.st.AccountByKey(ctx, key); err == nil {
-		// Spare the hash; the insert below settles a race.
-		return nil, ErrNameTaken
-	} else if !errors.Is(err, store.ErrNotFound) {
+	pw, err := CheckPassword(password, a.Name)
+	if err != nil {
 		return nil, err
 	}
 	hashed, err := s.hasher.Hash(ctx, pw)
 	if err != nil {
 		return nil, err
 	}
-	a := &store.Account{Name: display, Key: key}
-	sess, id := s.newSession()
-	cred := store.Credential{ID: newCredentialID(), Kind: store.CredentialPassword, Data: hashed}
-	if err := s.st.CreateAccount(ctx, a, []store.Credential{cred}, sess); err != nil {
-		if errors.Is(err, store.ErrExists) {
-			return nil, ErrNameTaken
-		}
-		return nil, fmt.Errorf("signing up: %w", err)
-	}
-	return &Signed{Account: a, Session: id, Expires: sess.Expires}, nil
+	return s.create(ctx, a, Credential{ID: newCredentialID(), Kind: CredentialPassword, Data: hashed}, "signing up")
 }
 
-// LimitKey is the key to limit sign-in attempts on a name by: the name's
-// own whether or not an account has it, so that limits tell nothing, and
-// "" for what cannot be a name.
-func LimitKey(name string) string {
-	if _, key, err := ParseUsername(name); err == nil {
-		return key
-	}
-	return ""
+// PasswordSignIn is a sign-in with a password, from a browser holding
+// the device id Device ("" for none).
+type PasswordSignIn struct {
+	Name, Password string
+	Device         string
 }
 
 // SignIn checks name and password and starts a session. Whatever is
 // wrong, the answer is ErrSignIn after one password hash: an unknown name
-// costs the same as a wrong password.
-func (s *Service) SignIn(ctx context.Context, name, password string) (*Signed, error) {
+// costs the same as a wrong password. Sign-ins on a name are limited
+// (limit.go): beyond the limit the answer is a *LimitError, before any
+// hash, but from a device that signed in to the name's account before.
+func (s *Service) SignIn(ctx context.Context, in PasswordSignIn) (*Signed, error) {
 	stored := s.dummy
-	var a *store.Account
-	_, key, nameErr := ParseUsername(name)
+	var a *Account
+	known := false
+	_, key, nameErr := ParseUsername(in.Name)
 	if nameErr == nil {
 		var err error
 		a, err = s.st.AccountByKey(ctx, key)
 		switch {
-		case errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, ErrNotFound):
 			a = nil
 		case err != nil:
 			return nil, err
+		}
+		if known, err = s.knownDevice(ctx, in.Device, a); err != nil {
+			return nil, err
+		}
+		if !known {
+			if err := s.takeNameToken(ctx, key); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if a != nil {
@@ -132,27 +198,31 @@ func (s *Service) SignIn(ctx context.Context, name, password string) (*Signed, e
 			return nil, err
 		}
 		for _, c := range creds {
-			if c.Kind == store.CredentialPassword {
+			if c.Kind == CredentialPassword {
 				stored = c.Data
 			}
 		}
 	}
-	ok, err := s.hasher.Verify(ctx, PreparePassword(password), stored)
+	ok, err := s.hasher.Verify(ctx, PreparePassword(in.Password), stored)
 	if err != nil {
 		return nil, err
 	}
-	if !ok || a == nil || stored == s.dummy || a.Status != store.AccountActive {
+	if !ok || a == nil || stored == s.dummy || a.Status != Active {
 		return nil, ErrSignIn
 	}
-	return s.StartSession(ctx, a)
+	signed, err := s.StartSession(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return signed, s.addDevice(ctx, signed, known)
 }
 
 // StartSession starts a new session of account a.
-func (s *Service) StartSession(ctx context.Context, a *store.Account) (*Signed, error) {
+func (s *Service) StartSession(ctx context.Context, a *Account) (*Signed, error) {
 	sess, id := s.newSession()
 	sess.AccountID = a.ID
 	if err := s.st.CreateSession(ctx, sess); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, ErrNotFound) {
 			return nil, ErrSignIn
 		}
 		return nil, fmt.Errorf("starting a session: %w", err)
@@ -162,83 +232,100 @@ func (s *Service) StartSession(ctx context.Context, a *store.Account) (*Signed, 
 
 // Who returns the account signed in with session id (ErrNoSession if
 // none).
-func (s *Service) Who(ctx context.Context, id string) (*store.Account, error) {
+func (s *Service) Who(ctx context.Context, id string) (*Account, error) {
 	if !validSessionID(id) {
 		return nil, ErrNoSession
 	}
 	a, err := s.st.SessionAccount(ctx, HashSessionID(id), s.now())
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return nil, ErrNoSession
 	}
 	return a, err
 }
 
-// SignOut ends session id.
-func (s *Service) SignOut(ctx context.Context, id string) error {
-	if !validSessionID(id) {
-		return nil
+// Summary is what an account holds, as its owner sees it.
+type Summary struct {
+	Password bool // it has a password
+	Passkeys int  // how many passkeys
+}
+
+// Summarise says what account a holds.
+func (s *Service) Summarise(ctx context.Context, a *Account) (Summary, error) {
+	var sum Summary
+	creds, err := s.st.Credentials(ctx, a.ID)
+	if err != nil {
+		return sum, err
 	}
-	return s.st.DeleteSession(ctx, HashSessionID(id))
+	for _, c := range creds {
+		switch c.Kind {
+		case CredentialPassword:
+			sum.Password = true
+		case CredentialPasskey:
+			sum.Passkeys++
+		}
+	}
+	return sum, nil
 }
 
-// SignOutEverywhere ends every session of account id, and says how many.
-func (s *Service) SignOutEverywhere(ctx context.Context, accountID string) (int, error) {
-	return s.st.DeleteSessions(ctx, accountID)
+// SignOut ends session id, and says what ended.
+func (s *Service) SignOut(ctx context.Context, id string) (Ended, error) {
+	if !validSessionID(id) {
+		return Ended{}, nil
+	}
+	hash := HashSessionID(id)
+	var e Ended
+	if a, err := s.st.SessionAccount(ctx, hash, s.now()); err == nil {
+		e.Account = a.ID
+	}
+	if err := s.st.DeleteSession(ctx, hash); err != nil {
+		return Ended{}, err
+	}
+	e.Sessions = []string{hash}
+	return e, nil
 }
 
-// Delete anonymises account id: its name, credentials and sessions go,
-// its games stay.
-func (s *Service) Delete(ctx context.Context, accountID string) error {
-	return s.st.AnonymiseAccount(ctx, accountID)
+// SignOutEverywhere ends every session of account id, and says which.
+func (s *Service) SignOutEverywhere(ctx context.Context, accountID string) (Ended, error) {
+	hashes, err := s.st.DeleteSessions(ctx, accountID)
+	if err != nil {
+		return Ended{}, err
+	}
+	return Ended{Account: accountID, Sessions: hashes, All: true}, nil
 }
 
-// byName returns the account named name, for the site's operator.
-func (s *Service) byName(ctx context.Context, name string) (*store.Account, error) {
+// Delete anonymises account id: its name, credentials, sessions and
+// devices go, its games stay.
+func (s *Service) Delete(ctx context.Context, accountID string) (Ended, error) {
+	if err := s.st.AnonymiseAccount(ctx, accountID); err != nil {
+		return Ended{}, err
+	}
+	return Ended{Account: accountID, All: true, Stopped: true}, nil
+}
+
+// Admin changes account name as action says, "disable", "enable" or
+// "anonymise", for the site's operator, and says what ended.
+func (s *Service) Admin(ctx context.Context, action, name string) (Ended, error) {
 	_, key, err := ParseUsername(name)
 	if err != nil {
-		return nil, err
+		return Ended{}, err
 	}
-	return s.st.AccountByKey(ctx, key)
-}
-
-// AdminCommand opens the store of the server (dbURL, or the SQLite
-// database in dataDir), changes account name as action says (see
-// Service.Admin) and tells out, for the site's operator.
-func AdminCommand(ctx context.Context, dbURL, dataDir, action, name string, out io.Writer) error {
-	st, err := store.OpenURL(ctx, dbURL, dataDir)
+	a, err := s.st.AccountByKey(ctx, key)
 	if err != nil {
-		return err
+		return Ended{}, fmt.Errorf("account %q: %w", name, err)
 	}
-	defer st.Close()
-	if err := (&Service{st: st}).Admin(ctx, action, name); err != nil {
-		return err
-	}
-	if err := st.Close(); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(out, "account %s: %s done\n", name, action)
-	return err
-}
-
-// Admin changes account name as action says: "disable", "enable" or
-// "anonymise", for the site's operator.
-func (s *Service) Admin(ctx context.Context, action, name string) error {
-	a, err := s.byName(ctx, name)
-	if err != nil {
-		return fmt.Errorf("account %q: %w", name, err)
-	}
+	e := Ended{Account: a.ID, All: true, Stopped: true}
 	switch action {
 	case "disable":
 		err = s.st.DisableAccount(ctx, a.ID)
 	case "enable":
-		err = s.st.EnableAccount(ctx, a.ID)
+		err, e = s.st.EnableAccount(ctx, a.ID), Ended{}
 	case "anonymise", "anonymize":
 		err = s.st.AnonymiseAccount(ctx, a.ID)
 	default:
-		return fmt.Errorf("unknown action %q: want disable, enable or anonymise", action)
+		return Ended{}, fmt.Errorf("unknown action %q: want disable, enable or anonymise", action)
 	}
 	if err != nil {
-		return fmt.Errorf("%s account %q: %w", action, name, err)
+		return Ended{}, fmt.Errorf("%s account %q: %w", action, name, err)
 	}
-	return nil
+	return e, nil
 }

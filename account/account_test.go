@@ -3,13 +3,10 @@ package account
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/endodoi/endodoi/store"
 )
 
 // testParams make hashing cheap in tests; the flows are the same.
@@ -91,103 +88,6 @@ func TestHash(t *testing.T) {
 	release()
 }
 
-func newService(t *testing.T) (*Service, *Hasher, store.Store) {
-	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	h := NewHasher(testParams, 2, time.Second)
-	return New(st, h), h, st
-}
-
-func TestFlows(t *testing.T) {
-	ctx := context.Background()
-	s, h, _ := newService(t)
-	const pw = "kite-Umbrella-74-ledger"
-	up, err := s.SignUp(ctx, "Amina", pw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !validSessionID(up.Session) || up.Account.Name != "Amina" || up.Expires.Sub(time.Now()) < SessionLife-time.Minute {
-		t.Fatalf("signed up: %+v", up)
-	}
-	if _, err := s.SignUp(ctx, "AMINA", pw); !errors.Is(err, ErrNameTaken) {
-		t.Errorf("a taken name: %v", err)
-	}
-	if _, err := s.SignUp(ctx, "Baraka", "password1"); !errors.Is(err, ErrBadPassword) {
-		t.Errorf("a common password: %v", err)
-	}
-	if a, err := s.Who(ctx, up.Session); err != nil || a.ID != up.Account.ID {
-		t.Errorf("Who: %+v, %v", a, err)
-	}
-	for _, bad := range []string{"", "x", strings.Repeat("A", 43), up.Session[:42] + "!"} {
-		if _, err := s.Who(ctx, bad); !errors.Is(err, ErrNoSession) {
-			t.Errorf("Who(%q): %v", bad, err)
-		}
-	}
-
-	// Every failed sign-in costs one hash, whatever failed.
-	for _, c := range []struct{ name, pw string }{{"amina", "wrong password"}, {"nobody", pw}, {"x", pw}, {"Amina", ""}} {
-		before := h.runs.Load()
-		if _, err := s.SignIn(ctx, c.name, c.pw); !errors.Is(err, ErrSignIn) {
-			t.Errorf("SignIn(%q, %q): %v, want ErrSignIn", c.name, c.pw, err)
-		}
-		if n := h.runs.Load() - before; n != 1 {
-			t.Errorf("SignIn(%q, %q) hashed %d times, want 1", c.name, c.pw, n)
-		}
-	}
-	in, err := s.SignIn(ctx, "ａmina", pw)
-	if err != nil || in.Account.ID != up.Account.ID || in.Session == up.Session {
-		t.Fatalf("SignIn: %+v, %v", in, err)
-	}
-	if err := s.SignOut(ctx, in.Session); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Who(ctx, in.Session); !errors.Is(err, ErrNoSession) {
-		t.Errorf("after sign-out: %v", err)
-	}
-	in2, _ := s.SignIn(ctx, "amina", pw)
-	if n, err := s.SignOutEverywhere(ctx, up.Account.ID); err != nil || n != 2 {
-		t.Errorf("SignOutEverywhere: %d, %v; want 2", n, err)
-	}
-	for _, id := range []string{up.Session, in2.Session} {
-		if _, err := s.Who(ctx, id); !errors.Is(err, ErrNoSession) {
-			t.Errorf("after sign-out everywhere: %v", err)
-		}
-	}
-
-	// The operator disables, enables, anonymises.
-	if err := s.Admin(ctx, "disable", "Amina"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SignIn(ctx, "amina", pw); !errors.Is(err, ErrSignIn) {
-		t.Errorf("signing in to a disabled account: %v", err)
-	}
-	if err := s.Admin(ctx, "enable", "amina"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SignIn(ctx, "amina", pw); err != nil {
-		t.Errorf("after enabling: %v", err)
-	}
-	if err := s.Admin(ctx, "frobnicate", "amina"); err == nil {
-		t.Error("an unknown action passed")
-	}
-	if err := s.Admin(ctx, "disable", "nobody"); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("no such account: %v", err)
-	}
-	if err := s.Admin(ctx, "anonymise", "amina"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SignIn(ctx, "amina", pw); !errors.Is(err, ErrSignIn) {
-		t.Errorf("signing in to a deleted account: %v", err)
-	}
-	if _, err := s.SignUp(ctx, "amina", pw); err != nil {
-		t.Errorf("the name of a deleted account is free again: %v", err)
-	}
-}
-
 // The parsers never panic, and what they accept keeps their promises.
 func FuzzParseUsername(f *testing.F) {
 	for _, s := range []string{"amina", "ＡＭＩＮＡ", "two words", "Đức_99", "\xff", "ab"} {
@@ -226,4 +126,34 @@ func FuzzCheckPassword(f *testing.F) {
 			t.Fatalf("%q accepted as %q", s, p)
 		}
 	})
+}
+
+// Passwords built from a season or a common word and a year, the site's
+// or the user's name, or one character repeated (in any script), are
+// refused.
+func TestWeakPasswords(t *testing.T) {
+	for _, weak := range []string{"Summer2024!", "Winter2025", "Endodoi2026!", "éééééééé", "ééééééééé1", "ддддддддд",
+		"Autumn2023?", "spring2026", "Password2025!", "EnDodoi2024", "En Dodoi 2025", "amina2024!", "Amina-Amina",
+		"Kiangazi2025", "ааааbbbbcccc", "Monday2024!", "2025Summer!"} {
+		if _, err := CheckPassword(weak, "Amina"); !errors.Is(err, ErrBadPassword) {
+			t.Errorf("CheckPassword(%q): %v, want ErrBadPassword", weak, err)
+		}
+	}
+	for _, good := range []string{"correct horse battery staple", "kite-Umbrella-74-ledger", "mbegu nne kila shimo",
+		"Summer lantern 2024 orbit", "čtyři semínka v každé jamce"} {
+		if _, err := CheckPassword(good, "Amina"); err != nil {
+			t.Errorf("CheckPassword(%q): %v", good, err)
+		}
+	}
+}
+
+// A name stacking more marks on one character than a display name may
+// is refused.
+func TestUsernameMarks(t *testing.T) {
+	if _, _, err := ParseUsername("x\u0301\u0302\u0303\u0304\u0306yz"); !errors.Is(err, ErrBadName) {
+		t.Errorf("five marks on one letter: %v", err)
+	}
+	if _, _, err := ParseUsername("Đức_Tiến"); err != nil {
+		t.Errorf("Vietnamese tones: %v", err)
+	}
 }

@@ -8,10 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-
-	"github.com/endodoi/endodoi/store"
 )
 
 // BotTokenPrefix begins every bot token, so that a token is told from a
@@ -49,19 +46,14 @@ func HashBotToken(token string) string {
 
 // CreateBot makes a bot's account named name and returns it with its
 // token, which is shown this once: the store keeps only its hash.
-func (s *Service) CreateBot(ctx context.Context, name string) (*store.Account, string, error) {
-	display, key, err := ParseUsername(name)
+func (s *Service) CreateBot(ctx context.Context, name string) (*Account, string, error) {
+	a, err := s.newAccount(ctx, name)
 	if err != nil {
 		return nil, "", err
 	}
-	lobby, ok := s.st.(store.Lobby)
-	if !ok {
-		return nil, "", errors.New("this store keeps no bots")
-	}
 	token, hash := NewBotToken()
-	a := &store.Account{Name: display, Key: key}
-	if err := lobby.CreateBot(ctx, a, hash); err != nil {
-		if errors.Is(err, store.ErrExists) {
+	if err := s.st.CreateBot(ctx, a, hash); err != nil {
+		if errors.Is(err, ErrExists) {
 			return nil, "", ErrNameTaken
 		}
 		return nil, "", fmt.Errorf("making a bot: %w", err)
@@ -71,34 +63,13 @@ func (s *Service) CreateBot(ctx context.Context, name string) (*store.Account, s
 
 // Bot returns the active bot account whose token is token (ErrNoSession
 // if none).
-func (s *Service) Bot(ctx context.Context, token string) (*store.Account, error) {
-	lobby, ok := s.st.(store.Lobby)
-	if !IsBotToken(token) || !ok {
+func (s *Service) Bot(ctx context.Context, token string) (*Account, error) {
+	if !IsBotToken(token) {
 		return nil, ErrNoSession
 	}
-	a, err := lobby.BotAccount(ctx, HashBotToken(token))
-	if errors.Is(err, store.ErrNotFound) {
+	a, err := s.st.BotAccount(ctx, HashBotToken(token))
+	if errors.Is(err, ErrNotFound) {
 		return nil, ErrNoSession
 	}
 	return a, err
-}
-
-// BotCommand opens the store of the server (dbURL, or the SQLite database
-// in dataDir), makes a bot's account named name and prints its token to
-// out, once, for the site's operator.
-func BotCommand(ctx context.Context, dbURL, dataDir, name string, out io.Writer) error {
-	st, err := store.OpenURL(ctx, dbURL, dataDir)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	a, token, err := (&Service{st: st}).CreateBot(ctx, name)
-	if err != nil {
-		return fmt.Errorf("bot %q: %w", name, err)
-	}
-	if err := st.Close(); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(out, "bot %s made; its token (shown once, keep it secret):\n%s\n", a.Name, token)
-	return err
 }

@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/trustelem/zxcvbn"
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/text/secure/precis"
+	"golang.org/x/text/unicode/norm"
 )
 
 // The length of a password, in characters.
@@ -70,10 +72,83 @@ func CheckPassword(pw string, userWords ...string) (string, error) {
 		head = string([]rune(head)[:strengthRunes])
 	}
 	words := append([]string{"endodoi", "en dodoi", "dodoi", "mancala"}, userWords...)
-	if zxcvbn.PasswordStrength(head, words).Score < MinStrength {
+	if guessable(p, userWords) || zxcvbn.PasswordStrength(head, words).Score < MinStrength {
 		return "", fmt.Errorf("%w: too easy to guess; try a few unrelated words", ErrBadPassword)
 	}
 	return p, nil
+}
+
+// minDistinct is the fewest different characters a password must have.
+const minDistinct = 5
+
+// commonWords are words a password is too often made of, with a year or
+// a few digits and marks around them: the seasons, months and days (in
+// English and the site's other languages), the site's names, and the
+// words of the lists of common passwords that zxcvbn misses beside a
+// year. They are compared without case or accents.
+var commonWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`
+		spring summer autumn fall winter january february march april may june july august september october
+		november december monday tuesday wednesday thursday friday saturday sunday
+		password passwort welcome letmein qwerty admin login hello iloveyou football soccer baseball dragon monkey
+		sunshine princess shadow master secret
+		endodoi dodoi mancala bao
+		kiangazi masika vuli kipupwe nenosiri karibu
+		jaro leto podzim zima heslo
+		xuan ha thu dong matkhau
+		`) {
+		commonWords[w] = true
+	}
+}
+
+// guessable reports whether the prepared password pw is one that
+// attackers try early though zxcvbn may miss it: one of a few characters
+// repeated, in whatever script (éééééééé), or made of a common word, the
+// site's name or the user's own words, said once or more, with only
+// digits, spaces and marks besides (Summer2024!, Endodoi2026!,
+// Amina-Amina).
+func guessable(pw string, userWords []string) bool {
+	distinct := map[rune]bool{}
+	for _, c := range strings.ToLower(pw) {
+		distinct[c] = true
+	}
+	if len(distinct) < minDistinct {
+		return true
+	}
+	letters := plainLetters(pw)
+	if letters == "" {
+		return false // digits and marks only: zxcvbn's to judge
+	}
+	for w := range commonWords {
+		if repeats(letters, w) {
+			return true
+		}
+	}
+	for _, w := range userWords {
+		if w = plainLetters(w); w != "" && repeats(letters, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// repeats reports whether s is w said once or more.
+func repeats(s, w string) bool {
+	n := len(s) / len(w)
+	return n > 0 && len(s)%len(w) == 0 && strings.Repeat(w, n) == s
+}
+
+// plainLetters is the letters of s, lower-cased and without accents.
+func plainLetters(s string) string {
+	var b strings.Builder
+	for _, c := range norm.NFD.String(strings.ToLower(s)) {
+		if unicode.IsLetter(c) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 // Params are argon2id's parameters.

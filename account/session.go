@@ -33,3 +33,12 @@ func validSessionID(id string) bool {
 	_, err := base64.RawURLEncoding.DecodeString(id)
 	return err == nil
 }
+
+// NewAccountID returns a new account id, 64 random bits in hexadecimal,
+// for an account whose id must be known before it is stored (a passkey's
+// user handle).
+func NewAccountID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

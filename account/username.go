@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/endodoi/endodoi/internal/marks"
+	"go.mau.fi/util/confusable"
 	"golang.org/x/text/secure/precis"
 )
 
@@ -30,9 +32,26 @@ func ParseUsername(name string) (display, key string, err error) {
 	case n > MaxNameLen:
 		return "", "", fmt.Errorf("%w: more than %d characters", ErrBadName, MaxNameLen)
 	}
+	if StacksMarks(display) {
+		return "", "", fmt.Errorf("%w: more than %d marks on one character", ErrBadName, MaxMarks)
+	}
 	key, err = precis.UsernameCaseMapped.String(display)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: use letters, digits and punctuation, without spaces", ErrBadName)
 	}
 	return display, key, nil
 }
+
+// MaxMarks is the most combining marks a username may stack on one
+// character, as a player's display name (package marks).
+const MaxMarks = marks.Max
+
+// StacksMarks reports whether s stacks more than MaxMarks combining marks
+// on one character.
+func StacksMarks(s string) bool { return marks.Stacked(s) }
+
+// Skeleton is the confusable skeleton of a username's key (Unicode's UTS
+// #39, with the data of Unicode 17): two names with the same skeleton
+// look alike (a Latin "a" and a Cyrillic "а", "rn" and "m", "l" and "1"),
+// and only one account may have it. It is for comparing, never showing.
+func Skeleton(key string) string { return confusable.Skeleton(key) }

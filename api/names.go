@@ -7,16 +7,13 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/secure/precis"
+
+	"github.com/endodoi/endodoi/internal/marks"
 )
 
 // MaxNameLength is the most characters a player's name may have, counted
 // in its normalized form.
 const MaxNameLength = 50
-
-// maxMarks is the most combining marks a name may stack on one character:
-// enough for any script's vowel signs and tone marks, too few to smear a
-// name over the lines around it.
-const maxMarks = 4
 
 // blanks are characters of the visible categories that show nothing, so
 // that a name made of them would look empty or like another.
@@ -49,18 +46,14 @@ func DisplayName(name, who string) (string, error) {
 	if n := utf8.RuneCountInString(out); n > MaxNameLength {
 		return "", fmt.Errorf("%s's name has %d characters; at most %d", who, n, MaxNameLength)
 	}
-	visible, marks := false, 0
+	if marks.Stacked(out) {
+		return "", fmt.Errorf("%s's name stacks more than %d marks on one character", who, marks.Max)
+	}
+	visible := false
 	for _, c := range out {
 		if blanks[c] {
 			return "", fmt.Errorf("%s's name contains the character %U, which shows nothing", who, c)
 		}
-		if unicode.Is(unicode.M, c) {
-			if marks++; marks > maxMarks {
-				return "", fmt.Errorf("%s's name stacks more than %d marks on one character", who, maxMarks)
-			}
-			continue
-		}
-		marks = 0
 		if unicode.In(c, unicode.L, unicode.N, unicode.P, unicode.S) {
 			visible = true
 		}

@@ -3,17 +3,20 @@ package server
 import (
 	"errors"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
-	"github.com/endodoi/endodoi/store"
 )
 
-// SessionCookie is the cookie that holds a signed-in browser's session id.
-const SessionCookie = "endodoi_session"
+// SessionCookie is the cookie that holds a signed-in browser's session id;
+// DeviceCookie the id of a browser that signed in to an account before,
+// whose correct password passes the limit on the account's name.
+const (
+	SessionCookie = "endodoi_session"
+	DeviceCookie  = "endodoi_device"
+)
 
 // AccountOptions tune the accounts.
 type AccountOptions struct {
@@ -24,8 +27,9 @@ type AccountOptions struct {
 	Passwords account.Params
 	Hashes    int
 	// SignInRate bounds the sign-ins and sign-ups of one client (default
-	// 1 every 6 s, burst 10); NameRate the sign-ins on one name, from all
-	// clients together (default 1 a minute, burst 10).
+	// 1 every 6 s, burst 10); NameRate the password sign-ins on one name,
+	// from all clients together (default 1 a minute, burst 10: see
+	// account.Options).
 	SignInRate, NameRate Rate
 }
 
@@ -48,14 +52,14 @@ func (o AccountOptions) withDefaults() AccountOptions {
 // accounts serves the account routes.
 type accounts struct {
 	svc     *account.Service
-	clients *rateLimiter // sign-ins and sign-ups, per client
-	names   *nameLimiter // sign-ins, per name
+	clients *rateLimiter // sign-ins, sign-ups and passkey ceremonies, per client
 }
 
 func (s *Server) accountRoutes(o AccountOptions) {
 	h := account.NewHasher(o.Passwords, o.Hashes, 5*time.Second)
-	s.accounts = &accounts{svc: account.New(s.store, h), clients: newRateLimiter(o.SignInRate),
-		names: &nameLimiter{rate: o.NameRate, byName: map[string]*bucket{}}}
+	s.accounts = &accounts{clients: newRateLimiter(o.SignInRate),
+		svc: account.NewWithOptions(s.store, h, account.Options{Log: s.log,
+			NameRate: account.Rate{PerSecond: o.NameRate.PerSecond, Burst: o.NameRate.Burst}})}
 	s.mux.HandleFunc("POST /api/account/signup", s.limited(s.accounts.clients, s.signUp))
 	s.mux.HandleFunc("POST /api/account/signin", s.limited(s.accounts.clients, s.signIn))
 	s.mux.HandleFunc("POST /api/account/signout", s.signOut)
@@ -68,11 +72,17 @@ func (s *Server) accountRoutes(o AccountOptions) {
 
 // accountStatus is the status of each error of package account.
 var accountStatus = map[error]int{
-	account.ErrBadName:     http.StatusBadRequest,
-	account.ErrBadPassword: http.StatusBadRequest,
-	account.ErrNameTaken:   http.StatusConflict,
-	account.ErrSignIn:      http.StatusUnauthorized,
-	account.ErrNoSession:   http.StatusUnauthorized,
+	account.ErrBadName:          http.StatusBadRequest,
+	account.ErrBadPassword:      http.StatusBadRequest,
+	account.ErrNameTaken:        http.StatusConflict,
+	account.ErrSignIn:           http.StatusUnauthorized,
+	account.ErrNoSession:        http.StatusUnauthorized,
+	account.ErrCeremony:         http.StatusBadRequest,
+	account.ErrNoPasskeys:       http.StatusBadRequest,
+	account.ErrPasskeyAnswer:    http.StatusBadRequest,
+	account.ErrPasskeySignIn:    http.StatusUnauthorized,
+	account.ErrPasskeyCloned:    http.StatusUnauthorized,
+	account.ErrCredentialExists: http.StatusConflict,
 }
 
 // accountProblem maps an error of package account to its answer.
@@ -81,6 +91,9 @@ func accountProblem(err error) (problem, bool) {
 		if errors.Is(err, e) {
 			return problem{status, err.Error(), 0}, true
 		}
+	}
+	if le, ok := errors.AsType[*account.LimitError](err); ok {
+		return problem{http.StatusTooManyRequests, err.Error(), int(le.Wait/time.Second) + 1}, true
 	}
 	if errors.Is(err, account.ErrBusy) {
 		return problem{http.StatusServiceUnavailable, err.Error(), 2}, true
@@ -115,6 +128,20 @@ func (s *Server) setSession(w http.ResponseWriter, r *http.Request, signed *acco
 		MaxAge: int(time.Until(signed.Expires) / time.Second), HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
 }
 
+// setDevice gives the browser its device cookie, sent back to the
+// account routes only.
+func (s *Server) setDevice(w http.ResponseWriter, r *http.Request, id string) {
+	http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: id, Path: "/api/account/", MaxAge: int(account.DeviceLife / time.Second),
+		HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteStrictMode})
+}
+
+func deviceID(r *http.Request) string {
+	if c, err := r.Cookie(DeviceCookie); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
 func (s *Server) clearSession(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
 		Secure: s.secure(r), SameSite: http.SameSiteLaxMode})
@@ -129,17 +156,13 @@ func sessionID(r *http.Request) string {
 
 // currentAccount returns the account r is signed in to, or
 // account.ErrNoSession.
-func (s *Server) currentAccount(r *http.Request) (*store.Account, error) {
-	id := sessionID(r)
-	if id == "" {
-		return nil, account.ErrNoSession
-	}
-	return s.accounts.svc.Who(r.Context(), id)
+func (s *Server) currentAccount(r *http.Request) (*account.Account, error) {
+	return s.accounts.svc.Who(r.Context(), sessionID(r))
 }
 
 // signedIn runs h for a request of a signed-in browser, and answers 401
 // to the others.
-func (s *Server) signedIn(h func(w http.ResponseWriter, r *http.Request, a *store.Account)) http.HandlerFunc {
+func (s *Server) signedIn(h func(w http.ResponseWriter, r *http.Request, a *account.Account)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, err := s.currentAccount(r)
 		if err != nil {
@@ -153,21 +176,10 @@ func (s *Server) signedIn(h func(w http.ResponseWriter, r *http.Request, a *stor
 	}
 }
 
-func (s *Server) viewAccount(r *http.Request, a *store.Account) (accountView, error) {
-	v := accountView{ID: a.ID, Name: a.Name, Created: a.Created, Bot: a.Kind == store.AccountBot}
-	creds, err := s.store.Credentials(r.Context(), a.ID)
-	if err != nil {
-		return v, err
-	}
-	for _, c := range creds {
-		switch c.Kind {
-		case store.CredentialPassword:
-			v.Password = true
-		case store.CredentialPasskey:
-			v.Passkeys++
-		}
-	}
-	return v, nil
+func (s *Server) viewAccount(r *http.Request, a *account.Account) (accountView, error) {
+	sum, err := s.accounts.svc.Summarise(r.Context(), a)
+	return accountView{ID: a.ID, Name: a.Name, Created: a.Created, Bot: a.Kind == account.Bot,
+		Password: sum.Password, Passkeys: sum.Passkeys}, err
 }
 
 // signedInAnswer answers a sign-up or sign-in: the session's cookie and
@@ -181,11 +193,14 @@ func (s *Server) signedInAnswer(w http.ResponseWriter, r *http.Request, status i
 	// The session this browser held before, if any, ends: one browser,
 	// one session.
 	if old := sessionID(r); old != "" && old != signed.Session {
-		if err := s.accounts.svc.SignOut(r.Context(), old); err != nil {
+		if _, err := s.accounts.svc.SignOut(r.Context(), old); err != nil {
 			s.log.Warn("ending a replaced session", "err", err)
 		}
 	}
 	s.setSession(w, r, signed)
+	if signed.Device != "" {
+		s.setDevice(w, r, signed.Device)
+	}
 	writeJSON(w, status, map[string]any{"account": v})
 }
 
@@ -209,14 +224,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if key := account.LimitKey(body.Name); key != "" {
-		if ok, wait := s.accounts.names.allow(key, time.Now()); !ok {
-			s.fail(w, r, &api.Error{Status: http.StatusTooManyRequests, RetryAfter: int(wait/time.Second) + 1,
-				Msg: "too many sign-in attempts on this name; try again later"})
-			return
-		}
-	}
-	signed, err := s.accounts.svc.SignIn(r.Context(), body.Name, body.Password)
+	signed, err := s.accounts.svc.SignIn(r.Context(), account.PasswordSignIn{Name: body.Name, Password: body.Password, Device: deviceID(r)})
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -226,7 +234,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	if id := sessionID(r); id != "" {
-		if err := s.accounts.svc.SignOut(r.Context(), id); err != nil {
+		if _, err := s.accounts.svc.SignOut(r.Context(), id); err != nil {
 			s.fail(w, r, err)
 			return
 		}
@@ -235,14 +243,14 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{})
 }
 
-func (s *Server) signOutEverywhere(w http.ResponseWriter, r *http.Request, a *store.Account) {
-	n, err := s.accounts.svc.SignOutEverywhere(r.Context(), a.ID)
+func (s *Server) signOutEverywhere(w http.ResponseWriter, r *http.Request, a *account.Account) {
+	ended, err := s.accounts.svc.SignOutEverywhere(r.Context(), a.ID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.clearSession(w, r)
-	writeJSON(w, http.StatusOK, map[string]any{"ended": n})
+	writeJSON(w, http.StatusOK, map[string]any{"ended": len(ended.Sessions)})
 }
 
 // whoAmI answers the signed-in account, or null: not being signed in is
@@ -270,7 +278,7 @@ func (s *Server) whoAmI(w http.ResponseWriter, r *http.Request) {
 
 // deleteAccount deletes the signed-in account; the body names it, so
 // that a stray request deletes nothing.
-func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, a *store.Account) {
+func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, a *account.Account) {
 	var body struct {
 		Confirm string `json:"confirm"`
 	}
@@ -282,7 +290,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, a *store.
 		s.fail(w, r, errorf(http.StatusBadRequest, "to delete your account, give its name as \"confirm\""))
 		return
 	}
-	if err := s.accounts.svc.Delete(r.Context(), a.ID); err != nil {
+	if _, err := s.accounts.svc.Delete(r.Context(), a.ID); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -308,7 +316,7 @@ func (s *Server) claimSeat(r *http.Request, token string) {
 
 // myGames lists the online games in which the signed-in account holds a
 // seat, the most recently changed first, with its side in each.
-func (s *Server) myGames(w http.ResponseWriter, r *http.Request, a *store.Account) {
+func (s *Server) myGames(w http.ResponseWriter, r *http.Request, a *account.Account) {
 	limit, err := queryInt(r, "limit", 50, 1, MaxListed)
 	if err != nil {
 		s.fail(w, r, err)
@@ -350,39 +358,6 @@ func (s *Server) myGames(w http.ResponseWriter, r *http.Request, a *store.Accoun
 		out = append(out, seatGameView{v, side})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"games": out})
-}
-
-// nameLimiter gives each name a token bucket, like rateLimiter does each
-// client: it is kept by this instance only.
-type nameLimiter struct {
-	rate   Rate
-	mu     sync.Mutex
-	byName map[string]*bucket
-}
-
-func (l *nameLimiter) allow(name string, now time.Time) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.byName[name]
-	if b == nil {
-		if len(l.byName) >= maxClients {
-			for n, b := range l.byName {
-				if b.tokens+now.Sub(b.last).Seconds()*l.rate.PerSecond >= float64(l.rate.Burst) {
-					delete(l.byName, n)
-				}
-			}
-		}
-		if len(l.byName) >= maxClients {
-			// Too many names tried at once: they share one budget.
-			name = ""
-			b = l.byName[name]
-		}
-		if b == nil {
-			b = &bucket{tokens: float64(l.rate.Burst), last: now}
-			l.byName[name] = b
-		}
-	}
-	return b.take(l.rate, now)
 }
 
 func isAccountError(err error) bool {

@@ -141,7 +141,8 @@ func TestAccountRoutes(t *testing.T) {
 	req.TLS = &tls.ConnectionState{}
 	rec := httptest.NewRecorder()
 	as.srv.ServeHTTP(rec, req)
-	if cs := rec.Result().Cookies(); rec.Code != 200 || len(cs) != 1 || !cs[0].Secure {
+	// (The session's, and the new browser's device cookie.)
+	if cs := rec.Result().Cookies(); rec.Code != 200 || len(cs) != 2 || !cs[0].Secure || !cs[1].Secure {
 		t.Errorf("sign in over HTTPS: %d, cookies %+v", rec.Code, cs)
 	}
 
@@ -324,5 +325,122 @@ func TestAccountSeats(t *testing.T) {
 	}
 	if got := games(baraka); got != "true:s:Baraka-deleted player " {
 		t.Errorf("Baraka's games after Amina's account was deleted: %q", got)
+	}
+}
+
+// The Origin check compares the scheme too: a page of https://host is
+// another site than http://host.
+func TestOriginScheme(t *testing.T) {
+	as := newAccountServer(t, AccountOptions{SignInRate: Rate{100, 100}})
+	for _, c := range []struct {
+		origin string
+		code   int
+	}{{"https://example.com", 403}, {"http://example.com", 201}} {
+		if a := as.call("POST", "/api/account/signup", creds("Amina", goodPassword), "", "", "Origin", c.origin); a.code != c.code {
+			t.Errorf("plain HTTP, Origin %s: %d %s, want %d", c.origin, a.code, a.body, c.code)
+		}
+	}
+	// Over HTTPS (here, as a trusted proxy says), the other way round.
+	st := as.st
+	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(as, nil)), Options{TrustProxy: true,
+		Accounts: AccountOptions{SignInRate: Rate{100, 100}, Passwords: account.Params{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	for _, c := range []struct {
+		origin string
+		code   int
+	}{{"http://example.com", 403}, {"https://example.com", 200}} {
+		req := httptest.NewRequest("POST", "/api/account/signin", strings.NewReader(creds("amina", goodPassword)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.Header.Set("Origin", c.origin)
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != c.code {
+			t.Errorf("HTTPS, Origin %s: %d %s, want %d", c.origin, rec.Code, rec.Body, c.code)
+		}
+	}
+}
+
+// The limit on a name's sign-ins is kept in the database: two instances
+// count together. A browser that signed in to the account before (its
+// device cookie) gets through with the right password while the name is
+// being attacked, and so does a passkey; a new browser waits.
+func TestSignInLimitsShared(t *testing.T) {
+	a := newAccountServer(t, AccountOptions{SignInRate: Rate{100, 100}, NameRate: Rate{0.001, 4}})
+	b := NewWithOptions(a.st, slog.New(slog.NewTextHandler(a, nil)), Options{Accounts: AccountOptions{SignInRate: Rate{100, 100},
+		NameRate: Rate{0.001, 4}, Passwords: account.Params{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	up := a.call("POST", "/api/account/signup", creds("Amina", goodPassword), "", "192.0.2.9")
+	if up.code != 201 {
+		t.Fatalf("sign up: %d %s", up.code, up.body)
+	}
+	var device *http.Cookie
+	for _, c := range up.cookies {
+		if c.Name == DeviceCookie {
+			device = c
+		}
+	}
+	if device == nil || !device.HttpOnly || device.Path != "/api/account/" || device.MaxAge < 300*24*3600 || len(device.Value) != 43 {
+		t.Fatalf("device cookie %+v", device)
+	}
+	// The attacker: two wrong tries on each instance, then the name is
+	// spent everywhere.
+	onB := func(body string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/api/account/signin", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = "198.51.100.7:1234"
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		rec := httptest.NewRecorder()
+		b.ServeHTTP(rec, req)
+		return rec
+	}
+	for i := range 2 {
+		if r := a.call("POST", "/api/account/signin", creds("amina", "wrong password"), "", "198.51.100.7"); r.code != 401 {
+			t.Errorf("wrong try %d on A: %d %s", i+1, r.code, r.body)
+		}
+		if r := onB(creds("amina", "wrong password")); r.Code != 401 {
+			t.Errorf("wrong try %d on B: %d %s", i+1, r.Code, r.Body)
+		}
+	}
+	if r := onB(creds("amina", "wrong password")); r.Code != 429 || r.Header().Get("Retry-After") == "" {
+		t.Errorf("a fifth try, on B: %d %s, want 429 with Retry-After", r.Code, r.Body)
+	}
+	if r := a.call("POST", "/api/account/signin", creds("amina", goodPassword), "", "203.0.113.5"); r.code != 429 {
+		t.Errorf("the right password from a new browser: %d %s, want 429", r.code, r.body)
+	}
+	// The owner's browser, on either instance.
+	if r := onB(creds("amina", goodPassword), device); r.Code != 200 {
+		t.Errorf("the right password from the owner's browser, on B: %d %s", r.Code, r.Body)
+	}
+	in := a.call("POST", "/api/account/signin", creds("amina", goodPassword), "", "203.0.113.5", "Cookie", DeviceCookie+"="+device.Value)
+	if in.code != 200 {
+		t.Errorf("the right password from the owner's browser, on A: %d %s", in.code, in.body)
+	}
+	for _, c := range in.cookies {
+		if c.Name == DeviceCookie {
+			t.Errorf("a known device got a new cookie: %+v", c)
+		}
+	}
+	// A device cookie of another account, or made up, is no pass.
+	other := a.call("POST", "/api/account/signup", creds("Baraka", goodPassword), "", "192.0.2.9")
+	for _, c := range other.cookies {
+		if c.Name == DeviceCookie {
+			if r := onB(creds("amina", goodPassword), c); r.Code != 429 {
+				t.Errorf("another account's device: %d %s, want 429", r.Code, r.Body)
+			}
+		}
+	}
+	if r := onB(creds("amina", goodPassword), &http.Cookie{Name: DeviceCookie, Value: strings.Repeat("A", 43)}); r.Code != 429 {
+		t.Errorf("a made-up device: %d %s, want 429", r.Code, r.Body)
+	}
+	// Deleting the account forgets its devices.
+	if r := a.call("POST", "/api/me/delete", `{"confirm": "Amina"}`, in.session().Value, ""); r.code != 200 {
+		t.Fatalf("delete: %d %s", r.code, r.body)
+	}
+	if r := onB(creds("amina", goodPassword), device); r.Code != 401 && r.Code != 429 {
+		t.Errorf("a deleted account's device: %d %s", r.Code, r.Body)
+	}
+	if log := a.log.String(); strings.Contains(log, device.Value) {
+		t.Errorf("the log holds a device id:\n%s", log)
 	}
 }

@@ -25,7 +25,7 @@ func (s *Server) guarded(next http.Handler) http.Handler {
 			writeError(w, http.StatusRequestHeaderFieldsTooLarge, "request headers of %d bytes, over the limit of %d", n, MaxHeaderBytes)
 			return
 		}
-		if err := sameOrigin(r); err != nil {
+		if err := sameOrigin(r, s.secure(r)); err != nil {
 			writeError(w, http.StatusForbidden, "%v", err)
 			return
 		}
@@ -52,10 +52,11 @@ func headerSize(r *http.Request) int {
 }
 
 // sameOrigin refuses a request that a browser sent on behalf of another
-// site: its Sec-Fetch-Site says so, or its Origin is not this server's.
-// Requests without either header come from other programs (curl, the
-// loadtest) and pass: they cannot ride on a user's browser.
-func sameOrigin(r *http.Request) error {
+// site: its Sec-Fetch-Site says so, or its Origin is not this server's,
+// host and scheme (https when secure). Requests without either header
+// come from other programs (curl, the loadtest) and pass: they cannot
+// ride on a user's browser.
+func sameOrigin(r *http.Request, secure bool) error {
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
 	case "", "same-origin", "none":
 	default:
@@ -65,9 +66,13 @@ func sameOrigin(r *http.Request) error {
 	if origin == "" {
 		return nil
 	}
+	scheme := "http"
+	if secure {
+		scheme = "https"
+	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host) {
-		return fmt.Errorf("requests from other sites are refused (Origin %s is not %s)", clip(origin), clip(r.Host))
+	if err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host) || !strings.EqualFold(u.Scheme, scheme) {
+		return fmt.Errorf("requests from other sites are refused (Origin %s is not %s://%s)", clip(origin), scheme, clip(r.Host))
 	}
 	return nil
 }

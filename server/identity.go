@@ -12,13 +12,12 @@ import (
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // asker returns the account r comes from: a bot's, when its Authorization
 // header carries a bot token, else the signed-in browser's; or
 // account.ErrNoSession.
-func (s *Server) asker(r *http.Request) (*store.Account, error) {
+func (s *Server) asker(r *http.Request) (*account.Account, error) {
 	if tok := bearer(r); account.IsBotToken(tok) {
 		return s.accounts.svc.Bot(r.Context(), tok)
 	}
@@ -33,7 +32,7 @@ func mayAsk(r *http.Request) bool {
 
 // signedInOrBot runs h for a request of a signed-in browser or a bot, and
 // answers 401 to the others.
-func (s *Server) signedInOrBot(h func(w http.ResponseWriter, r *http.Request, a *store.Account)) http.HandlerFunc {
+func (s *Server) signedInOrBot(h func(w http.ResponseWriter, r *http.Request, a *account.Account)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, err := s.asker(r)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/endodoi/endodoi/egtb"
@@ -131,7 +132,11 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
 	if cfg.Site != nil {
-		mux.Handle("/", cfg.Site)
+		site := cfg.Site
+		if cfg.TLS == nil {
+			site = LocalhostPages(site)
+		}
+		mux.Handle("/", site)
 	}
 	probes := &health{api: api}
 	handler := probes.wrap(HostCheck(cfg.Addr, hosts, mux))
@@ -202,9 +207,10 @@ func writeStartup(cfg ListenConfig, addr net.Addr) {
 	if warn == nil {
 		warn = io.Discard
 	}
-	url := "http://" + browserAddr(addr) + "/"
+	url := "http://" + browserAddr(addr, "localhost") + "/"
 	if t := cfg.TLS; t != nil {
-		url = "https://" + browserAddr(addr) + "/"
+		// The certificate may name the address rather than localhost.
+		url = "https://" + browserAddr(addr, "127.0.0.1") + "/"
 		if len(t.Domains) > 0 {
 			// The certificate names the domain, not the address.
 			host := t.Domains[0]
@@ -232,12 +238,51 @@ func loopback(a net.Addr) bool {
 }
 
 // browserAddr is the address to type into a browser to reach a server
-// listening on a: a wildcard host becomes this computer's loopback
-// address.
-func browserAddr(a net.Addr) string {
+// listening on a: a wildcard host, and over plain HTTP a loopback one,
+// becomes local, this computer's name for itself. Over plain HTTP that is
+// localhost, which browsers treat as secure, so that passkeys work there
+// (LocalhostPages).
+func browserAddr(a net.Addr, local string) string {
 	tcp, ok := a.(*net.TCPAddr)
-	if !ok || !tcp.IP.IsUnspecified() {
+	if !ok || !tcp.IP.IsUnspecified() && !(tcp.IP.IsLoopback() && local == "localhost") {
 		return a.String()
 	}
-	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+	return net.JoinHostPort(local, fmt.Sprint(tcp.Port))
+}
+
+// LocalhostPages sends a browser that opens a page at a loopback address
+// (http://127.0.0.1:PORT/...) to the same page at http://localhost:PORT/:
+// browsers treat localhost as a secure context and WebAuthn accepts it as
+// a relying party, never an IP address, so passkeys work there. Only the
+// navigations of browsers to pages are sent (GET or HEAD, not under
+// /api/, Sec-Fetch-Mode navigate or, without it, asking for HTML): the
+// API, the page's files, bots and other programs are served where they
+// ask.
+func LocalhostPages(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+			!strings.HasPrefix(r.URL.Path, "/api/") && navigation(r) {
+			host, port, err := net.SplitHostPort(r.Host)
+			if err != nil {
+				host, port = r.Host, ""
+			}
+			if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
+				to := "localhost"
+				if port != "" {
+					to = net.JoinHostPort(to, port)
+				}
+				http.Redirect(w, r, "http://"+to+r.URL.RequestURI(), http.StatusFound)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// navigation reports whether r is a browser opening a page.
+func navigation(r *http.Request) bool {
+	if mode := r.Header.Get("Sec-Fetch-Mode"); mode != "" {
+		return mode == "navigate"
+	}
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestListenAndServe(t *testing.T) {
 		t.Fatalf("startup lines %q", got)
 	}
 	url, ok := strings.CutPrefix(got[0], "endodoi: play at ")
-	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
+	if !ok || !strings.HasPrefix(url, "http://localhost:") || !strings.HasSuffix(url, "/") {
 		t.Fatalf("first line %q", got[0])
 	}
 	if want := "endodoi: games are kept in the test database; press Ctrl-C to stop"; got[1] != want {
@@ -139,10 +140,10 @@ func TestStartupLines(t *testing.T) {
 		addr       net.Addr
 		play, warn string
 	}{
-		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "http://127.0.0.1:8080/", ""},
-		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "http://[::1]:8080/", ""},
-		{&net.TCPAddr{IP: net.IPv4zero, Port: 9000}, "http://127.0.0.1:9000/", "listening on 0.0.0.0:9000, reachable from other computers"},
-		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 9000}, "http://127.0.0.1:9000/", "listening on [::]:9000, reachable from other computers"},
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "http://localhost:8080/", ""},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "http://localhost:8080/", ""},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 9000}, "http://localhost:9000/", "listening on 0.0.0.0:9000, reachable from other computers"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 9000}, "http://localhost:9000/", "listening on [::]:9000, reachable from other computers"},
 		{&net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 80}, "http://192.0.2.7:80/", "listening on 192.0.2.7:80, reachable from other computers"},
 	} {
 		var out, warn strings.Builder
@@ -158,4 +159,39 @@ func TestStartupLines(t *testing.T) {
 	}
 	// Nowhere to write is no failure.
 	writeStartup(ListenConfig{}, &net.TCPAddr{IP: net.IPv4zero})
+}
+
+// A server on loopback prints the address a browser can use passkeys at,
+// http://localhost:PORT/, and sends pages opened at a loopback address
+// there; the API, the page's files and programs are served where they ask.
+func TestLocalhostPages(t *testing.T) {
+	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "page") })
+	h := LocalhostPages(site)
+	for _, tc := range []struct {
+		method, target, host string
+		headers              map[string]string
+		location             string // "" for no redirect
+	}{
+		{"GET", "/", "127.0.0.1:8080", map[string]string{"Sec-Fetch-Mode": "navigate"}, "http://localhost:8080/"},
+		{"GET", "/?lang=sw", "127.0.0.1:8080", map[string]string{"Accept": "text/html,application/xhtml+xml"}, "http://localhost:8080/?lang=sw"},
+		{"GET", "/", "[::1]:9000", map[string]string{"Sec-Fetch-Mode": "navigate"}, "http://localhost:9000/"},
+		{"HEAD", "/", "127.0.0.2:8080", map[string]string{"Sec-Fetch-Mode": "navigate"}, "http://localhost:8080/"},
+		{"GET", "/", "localhost:8080", map[string]string{"Sec-Fetch-Mode": "navigate"}, ""},
+		{"GET", "/", "192.0.2.7:8080", map[string]string{"Sec-Fetch-Mode": "navigate"}, ""},
+		{"GET", "/static/js/main.js", "127.0.0.1:8080", map[string]string{"Sec-Fetch-Mode": "no-cors"}, ""},
+		{"GET", "/", "127.0.0.1:8080", map[string]string{"Accept": "*/*"}, ""}, // curl
+		{"GET", "/api/games", "127.0.0.1:8080", map[string]string{"Sec-Fetch-Mode": "navigate", "Accept": "text/html"}, ""},
+		{"POST", "/", "127.0.0.1:8080", map[string]string{"Sec-Fetch-Mode": "navigate"}, ""},
+	} {
+		req := httptest.NewRequest(tc.method, tc.target, nil)
+		req.Host = tc.host
+		for k, v := range tc.headers {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if got := rec.Header().Get("Location"); got != tc.location || (tc.location == "") != (rec.Code == 200) {
+			t.Errorf("%s %s at %s %v: %d to %q, want %q", tc.method, tc.target, tc.host, tc.headers, rec.Code, got, tc.location)
+		}
+	}
 }

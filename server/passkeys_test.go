@@ -1,105 +1,13 @@
 package server
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/go-webauthn/webauthn/protocol/webauthncbor"
+	"github.com/endodoi/endodoi/internal/passkeytest"
 )
-
-// softKey is a passkey of a software authenticator: enough of one to
-// answer the server's ceremonies as a browser would.
-type softKey struct {
-	id     []byte
-	key    *ecdsa.PrivateKey
-	user   []byte // the user handle it was made for
-	count  uint32
-	origin string
-}
-
-var b64 = base64.RawURLEncoding
-
-func newSoftKey(t *testing.T, origin string) *softKey {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := make([]byte, 16)
-	rand.Read(id)
-	return &softKey{id: id, key: k, origin: origin}
-}
-
-func clientData(typ, challenge, origin string) []byte {
-	b, _ := json.Marshal(map[string]any{"type": typ, "challenge": challenge, "origin": origin, "crossOrigin": false})
-	return b
-}
-
-func authData(rpID string, flags byte, count uint32, attested []byte) []byte {
-	h := sha256.Sum256([]byte(rpID))
-	out := append(h[:], flags)
-	out = binary.BigEndian.AppendUint32(out, count)
-	return append(out, attested...)
-}
-
-// create answers a registration's options.
-func (k *softKey) create(t *testing.T, options string, rpID string) string {
-	t.Helper()
-	var o struct {
-		PublicKey struct {
-			Challenge string
-			User      struct{ ID string }
-		}
-	}
-	if err := json.Unmarshal([]byte(options), &o); err != nil || o.PublicKey.Challenge == "" {
-		t.Fatalf("registration options %s: %v", options, err)
-	}
-	var err error
-	if k.user, err = b64.DecodeString(o.PublicKey.User.ID); err != nil {
-		t.Fatalf("user id %q: %v", o.PublicKey.User.ID, err)
-	}
-	x, y := make([]byte, 32), make([]byte, 32)
-	k.key.PublicKey.X.FillBytes(x)
-	k.key.PublicKey.Y.FillBytes(y)
-	cose, _ := webauthncbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: x, -3: y})
-	attested := append(make([]byte, 16), byte(len(k.id)>>8), byte(len(k.id)))
-	attested = append(append(attested, k.id...), cose...)
-	att, _ := webauthncbor.Marshal(map[string]any{"fmt": "none", "attStmt": map[string]any{},
-		"authData": authData(rpID, 0x45, 0, attested)}) // user present and verified, with a credential
-	b, _ := json.Marshal(map[string]any{"id": b64.EncodeToString(k.id), "rawId": b64.EncodeToString(k.id), "type": "public-key",
-		"response": map[string]any{"clientDataJSON": b64.EncodeToString(clientData("webauthn.create", o.PublicKey.Challenge, k.origin)),
-			"attestationObject": b64.EncodeToString(att)}})
-	return string(b)
-}
-
-// get answers a sign-in's options.
-func (k *softKey) get(t *testing.T, options string, rpID string) string {
-	t.Helper()
-	var o struct{ PublicKey struct{ Challenge string } }
-	if err := json.Unmarshal([]byte(options), &o); err != nil || o.PublicKey.Challenge == "" {
-		t.Fatalf("sign-in options %s: %v", options, err)
-	}
-	k.count++
-	ad := authData(rpID, 0x05, k.count, nil)
-	cd := clientData("webauthn.get", o.PublicKey.Challenge, k.origin)
-	h := sha256.Sum256(cd)
-	digest := sha256.Sum256(append(append([]byte{}, ad...), h[:]...))
-	sig, err := ecdsa.SignASN1(rand.Reader, k.key, digest[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(map[string]any{"id": b64.EncodeToString(k.id), "rawId": b64.EncodeToString(k.id), "type": "public-key",
-		"response": map[string]any{"clientDataJSON": b64.EncodeToString(cd), "authenticatorData": b64.EncodeToString(ad),
-			"signature": b64.EncodeToString(sig), "userHandle": b64.EncodeToString(k.user)}})
-	return string(b)
-}
 
 func ceremonyOf(t *testing.T, a accountAnswer) string {
 	t.Helper()
@@ -121,7 +29,7 @@ func (as *accountServer) callCeremony(path, body, session, cer string) accountAn
 func TestPasskeys(t *testing.T) {
 	as := newAccountServer(t, AccountOptions{SignInRate: Rate{100, 100}})
 	const origin, rpID = "http://example.com", "example.com" // httptest's requests are to example.com
-	key := newSoftKey(t, origin)
+	key := passkeytest.New(t, origin)
 
 	// Sign up with a passkey.
 	begin := as.call("POST", "/api/account/passkey/register/begin", `{"name": "Baraka"}`, "", "")
@@ -132,7 +40,7 @@ func TestPasskeys(t *testing.T) {
 	if !strings.Contains(begin.body, `"residentKey":"required"`) || !strings.Contains(begin.body, `"id":"example.com"`) {
 		t.Errorf("registration options %s", begin.body)
 	}
-	answer := key.create(t, begin.body, rpID)
+	answer := key.Create(t, begin.body, rpID)
 	fin := as.callCeremony("/api/account/passkey/register/finish", answer, "", cer)
 	if fin.code != 201 || fin.session() == nil || !strings.Contains(fin.body, `"passkeys":1`) || !strings.Contains(fin.body, `"name":"Baraka"`) {
 		t.Fatalf("register finish: %d %s", fin.code, fin.body)
@@ -150,13 +58,13 @@ func TestPasskeys(t *testing.T) {
 	}
 
 	// Sign in with it.
-	signIn := func(k *softKey) accountAnswer {
+	signIn := func(k *passkeytest.Key) accountAnswer {
 		t.Helper()
 		b := as.call("POST", "/api/account/passkey/signin/begin", "", "", "")
 		if b.code != 200 {
 			t.Fatalf("sign-in begin: %d %s", b.code, b.body)
 		}
-		return as.callCeremony("/api/account/passkey/signin/finish", k.get(t, b.body, rpID), "", ceremonyOf(t, b))
+		return as.callCeremony("/api/account/passkey/signin/finish", k.Get(t, b.body, rpID), "", ceremonyOf(t, b))
 	}
 	in := signIn(key)
 	if in.code != 200 || in.session() == nil || in.session().Value == sess {
@@ -167,31 +75,31 @@ func TestPasskeys(t *testing.T) {
 	}
 	// An unknown passkey, a signature of another origin, a ceremony
 	// begun for registration: refused.
-	stranger := newSoftKey(t, origin)
-	stranger.user = []byte("0123456789abcdef")
+	stranger := passkeytest.New(t, origin)
+	stranger.User = []byte("0123456789abcdef")
 	if a := signIn(stranger); a.code != 401 || a.session() != nil {
 		t.Errorf("unknown passkey: %d %s", a.code, a.body)
 	}
 	elsewhere := *key
-	elsewhere.origin = "http://evil.example"
+	elsewhere.Origin = "http://evil.example"
 	if a := signIn(&elsewhere); a.code != 401 || a.session() != nil {
 		t.Errorf("another origin's signature: %d %s", a.code, a.body)
 	}
 	b := as.call("POST", "/api/account/passkey/register/begin", `{"name": "Chausiku"}`, "", "")
-	if a := as.callCeremony("/api/account/passkey/signin/finish", key.get(t, b.body, rpID), "", ceremonyOf(t, b)); a.code != 400 {
+	if a := as.callCeremony("/api/account/passkey/signin/finish", key.Get(t, b.body, rpID), "", ceremonyOf(t, b)); a.code != 400 {
 		t.Errorf("sign in with a registration's ceremony: %d %s", a.code, a.body)
 	}
-	if a := as.call("POST", "/api/account/passkey/signin/finish", key.get(t, b.body, rpID), "", ""); a.code != 400 {
+	if a := as.call("POST", "/api/account/passkey/signin/finish", key.Get(t, b.body, rpID), "", ""); a.code != 400 {
 		t.Errorf("sign in without a ceremony: %d %s", a.code, a.body)
 	}
 
 	// A second passkey for the signed-in account.
-	second := newSoftKey(t, origin)
+	second := passkeytest.New(t, origin)
 	b = as.call("POST", "/api/account/passkey/register/begin", "", sess, "")
 	if b.code != 200 {
 		t.Fatalf("register begin, signed in: %d %s", b.code, b.body)
 	}
-	if a := as.callCeremony("/api/account/passkey/register/finish", second.create(t, b.body, rpID), sess, ceremonyOf(t, b)); a.code != 201 || !strings.Contains(a.body, `"passkeys":2`) {
+	if a := as.callCeremony("/api/account/passkey/register/finish", second.Create(t, b.body, rpID), sess, ceremonyOf(t, b)); a.code != 201 || !strings.Contains(a.body, `"passkeys":2`) {
 		t.Fatalf("register a second passkey: %d %s", a.code, a.body)
 	}
 	if a := signIn(second); a.code != 200 {
@@ -207,5 +115,61 @@ func TestPasskeys(t *testing.T) {
 	}
 	if as.st.WriteFailures() != 0 {
 		t.Errorf("%d write failures", as.st.WriteFailures())
+	}
+}
+
+// A passkey whose signature counter goes backwards may have been copied:
+// it is flagged and refused, then and afterwards. A passkey registered
+// already is refused with 409 and a plain message, naming no account.
+func TestPasskeyClonedAndRegisteredTwice(t *testing.T) {
+	as := newAccountServer(t, AccountOptions{SignInRate: Rate{100, 100}})
+	const origin, rpID = "http://example.com", "example.com"
+	key := passkeytest.New(t, origin)
+	register := func(name, session string, k *passkeytest.Key) accountAnswer {
+		t.Helper()
+		body := `{"name": "` + name + `"}`
+		if session != "" {
+			body = ""
+		}
+		b := as.call("POST", "/api/account/passkey/register/begin", body, session, "")
+		if b.code != 200 {
+			t.Fatalf("register begin: %d %s", b.code, b.body)
+		}
+		return as.callCeremony("/api/account/passkey/register/finish", k.Create(t, b.body, rpID), session, ceremonyOf(t, b))
+	}
+	signIn := func(k *passkeytest.Key) accountAnswer {
+		t.Helper()
+		b := as.call("POST", "/api/account/passkey/signin/begin", "", "", "")
+		return as.callCeremony("/api/account/passkey/signin/finish", k.Get(t, b.body, rpID), "", ceremonyOf(t, b))
+	}
+	up := register("Baraka", "", key)
+	if up.code != 201 {
+		t.Fatalf("sign up: %d %s", up.code, up.body)
+	}
+	var me struct{ Account accountView }
+	json.Unmarshal([]byte(up.body), &me)
+	for range 2 {
+		if a := signIn(key); a.code != 200 {
+			t.Fatalf("sign in: %d %s", a.code, a.body)
+		}
+	}
+
+	// The same passkey again: for a new account, and for the signed-in one.
+	again := *key
+	for _, a := range []accountAnswer{register("Chausiku", "", &again), register("", up.session().Value, &again)} {
+		if a.code != 409 || !strings.Contains(a.body, "registered already") || strings.Contains(a.body, me.Account.ID) || a.session() != nil {
+			t.Errorf("a passkey registered again: %d %s, want 409 with a plain message", a.code, a.body)
+		}
+	}
+
+	// A copy of the passkey, whose counter is behind.
+	clone := *key
+	clone.Count = 1
+	if a := signIn(&clone); a.code != 401 || !strings.Contains(a.body, "copied") || a.session() != nil {
+		t.Errorf("a signature counter gone back: %d %s, want 401 saying the passkey may have been copied", a.code, a.body)
+	}
+	key.Count += 10
+	if a := signIn(key); a.code != 401 || !strings.Contains(a.body, "copied") {
+		t.Errorf("the flagged passkey afterwards: %d %s, want it refused", a.code, a.body)
 	}
 }

@@ -7,65 +7,44 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// Account is a player's account: a name that follows them from device to
-// device. A deleted account keeps its row, without name, credentials or
-// sessions, so that what refers to it stays whole.
-type Account struct {
-	ID      string
-	Name    string // as its owner spelled it; "" once deleted
-	Key     string // the name case-folded, unique among accounts
-	Created time.Time
-	Status  string // AccountActive, AccountDisabled or AccountDeleted
-	Kind    string // "" for a person, AccountBot for a bot
-}
-
-// The states of an account.
-const (
-	AccountActive   = ""
-	AccountDisabled = "disabled" // by the site's operator: no sign-in
-	AccountDeleted  = "deleted"  // anonymised: no name, no sign-in
+// The accounts' value types are package account's; these names are
+// theirs.
+type (
+	Account    = account.Account
+	Credential = account.Credential
+	Session    = account.Session
 )
 
-// The kinds of credential.
+// The states of an account, and the kinds of credential (account's).
 const (
-	CredentialPassword = "password" // Data: the password's argon2id hash
-	CredentialPasskey  = "passkey"  // Data: the WebAuthn credential, JSON
+	AccountActive      = account.Active
+	AccountDisabled    = account.Disabled
+	AccountDeleted     = account.Deleted
+	CredentialPassword = account.CredentialPassword
+	CredentialPasskey  = account.CredentialPasskey
 )
-
-// Credential is a way to prove that one holds an account.
-type Credential struct {
-	ID        string // a passkey's credential ID, or the password's own
-	AccountID string
-	Kind      string
-	Data      string
-	Created   time.Time
-	Used      time.Time
-}
-
-// Session is a signed-in browser: the hash of the id its cookie holds.
-type Session struct {
-	Hash      string
-	AccountID string
-	Created   time.Time
-	Expires   time.Time
-}
 
 // Accounts are the store's accounts, their credentials and sessions, and
-// the pending challenges of passkey ceremonies.
+// the pending challenges of passkey ceremonies: what package account needs
+// (account.Store), and the seats of accounts.
 type Accounts interface {
 	// CreateAccount stores a with its credentials, and s when not nil,
 	// all or none, setting a.ID (when "", else that of NewAccountID) and
 	// a.Created. A name whose key is taken is ErrExists.
 	CreateAccount(ctx context.Context, a *Account, creds []Credential, s *Session) error
-	// Account returns account id; AccountByKey the account named key.
+	// Account returns account id; AccountByKey the account named key;
+	// AccountBySkeleton the one whose name has that skeleton.
 	Account(ctx context.Context, id string) (*Account, error)
 	AccountByKey(ctx context.Context, key string) (*Account, error)
+	AccountBySkeleton(ctx context.Context, skeleton string) (*Account, error)
 	// Credentials returns the credentials of account id.
 	Credentials(ctx context.Context, accountID string) ([]Credential, error)
-	// AddCredential stores a new credential of an active account.
+	// AddCredential stores a new credential of an active account; an ID
+	// stored already is account.ErrCredentialExists.
 	AddCredential(ctx context.Context, c *Credential) error
 	// UseCredential records that credential id was used at t, and sets
 	// its data.
@@ -77,9 +56,9 @@ type Accounts interface {
 	// hashes to hash and that has not expired at now.
 	SessionAccount(ctx context.Context, hash string, now time.Time) (*Account, error)
 	// DeleteSession ends one session; DeleteSessions every session of
-	// an account, and returns how many.
+	// an account, and returns their hashes.
 	DeleteSession(ctx context.Context, hash string) error
-	DeleteSessions(ctx context.Context, accountID string) (int, error)
+	DeleteSessions(ctx context.Context, accountID string) ([]string, error)
 	// DisableAccount stops account id from signing in, ending its
 	// sessions; EnableAccount lets it sign in again.
 	DisableAccount(ctx context.Context, id string) error
@@ -98,6 +77,11 @@ type Accounts interface {
 	// AccountGames returns the online games in which account accountID
 	// holds a seat, the most recently changed first, at most limit.
 	AccountGames(ctx context.Context, accountID string, limit int) ([]SeatGame, error)
+	// The sign-in limits and the devices (signins.go), as
+	// account.Store says.
+	TakeToken(ctx context.Context, key string, forget time.Time, take func(b account.Bucket, found bool) account.Bucket) error
+	AddDevice(ctx context.Context, d *account.Device, keep int, forget time.Time) error
+	DeviceAccount(ctx context.Context, hash string, since, at time.Time) (string, error)
 }
 
 // SeatGame is a game of an account and the side it plays there.
@@ -117,29 +101,32 @@ const accountsVersion = 5
 // older than the accounts.
 var errNoAccounts = fmt.Errorf("this database has no accounts (schema version under %d): %w", accountsVersion, ErrNotFound)
 
-// NewAccountID returns a new account id, for an account whose id must be
-// known before it is stored (a passkey's user handle).
-func NewAccountID() string { return newID() }
-
 // accountCols are the columns of an account as written (the latest
 // schema); accountSelect reads them from any version.
-const accountCols = `id, name, name_key, created, status, kind`
+const accountCols = `id, name, name_key, created, status, kind, name_skeleton`
 
 // accountSelect is the select list of an account's columns, each with
 // prefix (a table's alias and a dot), in scanAccount's order: an account
-// of a database older than the lobby is a person.
+// of a database older than the lobby is a person, and one older than the
+// skeletons has none.
 func (c *core) accountSelect(prefix string) string {
-	kind := prefix + "kind"
+	kind, skeleton := prefix+"kind", prefix+"name_skeleton"
 	if c.version < lobbyVersion {
 		kind = "''"
 	}
+	if c.version < skeletonVersion {
+		skeleton = "''"
+	}
 	p := prefix
-	return p + "id, " + p + "name, " + p + "name_key, " + p + "created, " + p + "status, " + kind
+	return p + "id, " + p + "name, " + p + "name_key, " + p + "created, " + p + "status, " + kind + ", " + skeleton
 }
+
+// skeletonVersion is the schema version that has the names' skeletons.
+const skeletonVersion = 9
 
 func scanAccount(r row) (*Account, error) {
 	a := &Account{}
-	err := r.Scan(&a.ID, &a.Name, &a.Key, timeCol{&a.Created}, &a.Status, &a.Kind)
+	err := r.Scan(&a.ID, &a.Name, &a.Key, timeCol{&a.Created}, &a.Status, &a.Kind, &a.Skeleton)
 	return a, err
 }
 
@@ -149,8 +136,9 @@ func (c *core) CreateAccount(ctx context.Context, a *Account, creds []Credential
 	}
 	a.Created = now()
 	return c.eng.write(ctx, "storing an account", false, func(t *tx) error {
-		n, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (name_key) DO NOTHING`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind)
+		// A name whose key or skeleton is taken.
+		n, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind, a.Skeleton)
 		if err != nil {
 			return err
 		}
@@ -187,7 +175,7 @@ func (t *tx) insertCredential(c *Credential) error {
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("credential for account %s: %w (it is registered already)", c.AccountID, ErrConflict)
+		return fmt.Errorf("credential for account %s: %w", c.AccountID, errCredentialExists)
 	}
 	return nil
 }
@@ -238,6 +226,13 @@ func (c *core) Account(ctx context.Context, id string) (*Account, error) {
 
 func (c *core) AccountByKey(ctx context.Context, key string) (*Account, error) {
 	return c.readAccount(ctx, fmt.Sprintf("%q", key), `name_key = ?`, key)
+}
+
+func (c *core) AccountBySkeleton(ctx context.Context, skeleton string) (*Account, error) {
+	if c.version < skeletonVersion || skeleton == "" {
+		return nil, fmt.Errorf("account of skeleton %q: %w", skeleton, ErrNotFound)
+	}
+	return c.readAccount(ctx, fmt.Sprintf("of skeleton %q", skeleton), `name_skeleton = ?`, skeleton)
 }
 
 func (c *core) Credentials(ctx context.Context, accountID string) ([]Credential, error) {
@@ -305,14 +300,17 @@ func (c *core) DeleteSession(ctx context.Context, hash string) error {
 	})
 }
 
-func (c *core) DeleteSessions(ctx context.Context, accountID string) (int, error) {
-	var n int64
-	err := c.eng.write(ctx, "ending sessions", true, func(t *tx) error {
+func (c *core) DeleteSessions(ctx context.Context, accountID string) ([]string, error) {
+	var hashes []string
+	err := c.eng.write(ctx, "ending sessions", false, func(t *tx) error {
 		var err error
-		n, err = t.exec(`DELETE FROM sessions WHERE account_id = ?`, accountID)
+		hashes, err = ids(t.q.query(t.ctx, `DELETE FROM sessions WHERE account_id = ? RETURNING id_hash`, accountID))
 		return err
 	})
-	return int(n), err
+	if err != nil {
+		return nil, err
+	}
+	return hashes, nil
 }
 
 // setStatus sets the status of account id, which must not be deleted.
@@ -342,7 +340,7 @@ func (c *core) AnonymiseAccount(ctx context.Context, id string) error {
 	return c.eng.write(ctx, "deleting an account", false, func(t *tx) error {
 		// The key must stay unique, and no name is that long: the old
 		// name is free again.
-		n, err := t.exec(`UPDATE accounts SET name = '', name_key = ?, status = ? WHERE id = ?`,
+		n, err := t.exec(`UPDATE accounts SET name = '', name_key = ?, name_skeleton = '', status = ? WHERE id = ?`,
 			"deleted:"+id, AccountDeleted, id)
 		if err != nil {
 			return err
@@ -354,6 +352,9 @@ func (c *core) AnonymiseAccount(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err = t.exec(`DELETE FROM credentials WHERE account_id = ?`, id); err != nil {
+			return err
+		}
+		if _, err = t.exec(`DELETE FROM devices WHERE account_id = ?`, id); err != nil {
 			return err
 		}
 		// Its games stay, under no name of its own.
@@ -453,3 +454,6 @@ func (c *core) TakeChallenge(ctx context.Context, hash string, at time.Time) (st
 	}
 	return data, nil
 }
+
+// The store is what package account needs.
+var _ account.Store = Store(nil)

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/play/game"
 )
 
@@ -47,8 +49,8 @@ func testAccounts(t *testing.T, open func() Store) {
 	if err := s.AddCredential(ctx, pk); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddCredential(ctx, &Credential{ID: "pk-1", AccountID: a.ID, Kind: CredentialPasskey, Data: "{}"}); !errors.Is(err, ErrConflict) {
-		t.Errorf("a credential registered twice: %v, want ErrConflict", err)
+	if err := s.AddCredential(ctx, &Credential{ID: "pk-1", AccountID: a.ID, Kind: CredentialPasskey, Data: "{}"}); !errors.Is(err, account.ErrCredentialExists) || !errors.Is(err, ErrExists) {
+		t.Errorf("a credential registered twice: %v, want account.ErrCredentialExists", err)
 	}
 	if err := s.UseCredential(ctx, "pk-1", `{"k":2}`, at.Add(time.Minute)); err != nil {
 		t.Fatal(err)
@@ -74,8 +76,8 @@ func testAccounts(t *testing.T, open func() Store) {
 	if _, err := s.SessionAccount(ctx, "h1", at); !errors.Is(err, ErrNotFound) {
 		t.Errorf("an ended session: %v", err)
 	}
-	if n, err := s.DeleteSessions(ctx, a.ID); err != nil || n != 2 {
-		t.Errorf("DeleteSessions: %d, %v; want 2", n, err)
+	if hs, err := s.DeleteSessions(ctx, a.ID); err != nil || len(hs) != 2 || hs[0] == hs[1] || hs[0] != "h2" && hs[0] != "h3" {
+		t.Errorf("DeleteSessions: %q, %v; want h2 and h3", hs, err)
 	}
 
 	if err := s.CreateSession(ctx, &Session{Hash: "h4", AccountID: a.ID, Expires: at.Add(time.Hour)}); err != nil {
@@ -174,5 +176,60 @@ func testAccounts(t *testing.T, open func() Store) {
 	}
 	if s.WriteFailures() != 0 {
 		t.Errorf("%d write failures", s.WriteFailures())
+	}
+}
+
+// A sign-in bucket is read and written in one transaction, made on first
+// use; a device belongs to an active account, is found while recent, and
+// an account keeps its latest few.
+func TestSignins(t *testing.T) { forEachStore(t, testSignins) }
+
+func testSignins(t *testing.T, open func() Store) {
+	ctx := context.Background()
+	s := open()
+	at := now()
+	var seen []bool
+	for i := range 3 {
+		err := s.TakeToken(ctx, "name:amina", at.Add(-time.Hour), func(b account.Bucket, found bool) account.Bucket {
+			seen = append(seen, found)
+			if found && (b.Tokens != float64(10-i) || !b.Updated.Equal(at)) {
+				t.Errorf("take %d: bucket %+v", i, b)
+			}
+			return account.Bucket{Tokens: float64(9 - i), Updated: at}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 3 || seen[0] || !seen[1] || !seen[2] {
+		t.Errorf("found: %v, want false, true, true", seen)
+	}
+	a := &Account{Name: "Amina", Key: "amina"}
+	if err := s.CreateAccount(ctx, a, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		d := &account.Device{Hash: fmt.Sprint("d", i), AccountID: a.ID, Created: at, Used: at.Add(time.Duration(i) * time.Minute)}
+		if err := s.AddDevice(ctx, d, 3, at.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AddDevice(ctx, &account.Device{Hash: "x", AccountID: "nobody", Created: at, Used: at}, 3, at); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a device of no account: %v", err)
+	}
+	for hash, want := range map[string]string{"d0": "", "d1": a.ID, "d3": a.ID, "zz": ""} {
+		id, err := s.DeviceAccount(ctx, hash, at.Add(-time.Hour), at.Add(time.Hour))
+		if id != want || (want == "") != errors.Is(err, ErrNotFound) {
+			t.Errorf("device %s: %q, %v; want %q", hash, id, err, want)
+		}
+	}
+	if _, err := s.DeviceAccount(ctx, "d2", at.Add(2*time.Hour), at.Add(3*time.Hour)); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a device unused for long: %v", err)
+	}
+	if err := s.AnonymiseAccount(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeviceAccount(ctx, "d3", at.Add(-time.Hour), at); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a deleted account's device: %v", err)
 	}
 }

@@ -116,7 +116,7 @@ func (c *core) restoreAccounts(ctx context.Context, ar accountRows) error {
 	}
 	if err := insert(len(ar.Accounts), func(t *tx, i int) error {
 		a := ar.Accounts[i]
-		_, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?)`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind)
+		_, err := t.exec(`INSERT INTO accounts (`+accountCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`, a.ID, a.Name, a.Key, a.Created, a.Status, a.Kind, a.Skeleton)
 		if err != nil {
 			return fmt.Errorf("account %s: %w", a.ID, err)
 		}

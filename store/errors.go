@@ -12,16 +12,23 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/endodoi/endodoi/account"
 )
 
-// Errors the store returns; test for them with errors.Is.
+// Errors the store returns; test for them with errors.Is. ErrNotFound
+// and ErrExists are also the same answers of the domains' storage
+// interfaces (account.ErrNotFound, account.ErrExists).
 var (
-	// ErrNotFound, ErrConflict and ErrExists are play's (package game):
-	// no such row; the game has changed since the caller read it; a game
-	// with the same import key is stored already.
-	ErrNotFound = game.ErrNotFound
-	ErrConflict = game.ErrConflict
-	ErrExists   = game.ErrExists
+	// ErrNotFound, ErrConflict and ErrExists are also the answers of the
+	// storage interfaces that play and account declare (game.ErrNotFound,
+	// account.ErrNotFound, ...): no such row; the game has changed since
+	// the caller read it (another move or a takeback came first); a game
+	// with the same import key, or an account with the same name, is
+	// stored already.
+	ErrNotFound error = &dataError{"not found", []error{game.ErrNotFound, account.ErrNotFound}}
+	ErrConflict       = game.ErrConflict
+	ErrExists   error = &dataError{"already stored", []error{game.ErrExists, account.ErrExists}}
 	// ErrBusy: another program held the database locked for longer than
 	// the store waits; nothing was written.
 	ErrBusy = errors.New("the database is busy; try again")
@@ -35,6 +42,29 @@ var (
 	// ErrDamaged: the database file fails SQLite's checks.
 	ErrDamaged = errors.New("the database is damaged")
 )
+
+// errCredentialExists: a credential's ID is stored already.
+var errCredentialExists error = &dataError{"the credential is stored already",
+	[]error{ErrExists, account.ErrExists, account.ErrCredentialExists}}
+
+// dataError is an answer about the data that is also the same answer of
+// other packages' errors.
+type dataError struct {
+	msg  string
+	also []error
+}
+
+func (e *dataError) Error() string { return e.msg }
+
+// Is reports whether target is one of the errors e also is.
+func (e *dataError) Is(target error) bool {
+	for _, a := range e.also {
+		if a == target {
+			return true
+		}
+	}
+	return false
+}
 
 // errClosed answers writes after Close.
 var errClosed = errors.New("the database is closed")

@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/endodoi/endodoi/account"
 )
 
 // migration brings a database from version-1 to version, in each
@@ -13,6 +16,92 @@ import (
 type migration struct {
 	version          int
 	sqlite, postgres string
+}
+
+// fills are the steps of migrations that statements cannot do, by
+// version: each runs after its migration's statements, in their
+// transaction.
+var fills = map[int]func(ctx context.Context, db stepDB) error{
+	9: fillSkeletons,
+}
+
+// stepDB is a migration's transaction, for its fill: statements written
+// with ? placeholders, rows read as text.
+type stepDB interface {
+	query(ctx context.Context, q string, args ...any) ([][]string, error)
+	exec(ctx context.Context, q string, args ...any) error
+}
+
+// sqliteStep and pgStep are each engine's stepDB.
+type (
+	sqliteStep struct{ conn *sql.Conn }
+	pgStep     struct{ tx pgx.Tx }
+)
+
+func (s sqliteStep) query(ctx context.Context, q string, args ...any) ([][]string, error) {
+	rs, err := s.conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	cols, _ := rs.Columns()
+	var out [][]string
+	for rs.Next() {
+		row, ptrs := make([]string, len(cols)), make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, rs.Err()
+}
+
+func (s sqliteStep) exec(ctx context.Context, q string, args ...any) error {
+	_, err := s.conn.ExecContext(ctx, q, args...)
+	return err
+}
+
+// dollars numbers the ? placeholders of q for PostgreSQL.
+func dollars(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range q {
+		if c == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func (s pgStep) query(ctx context.Context, q string, args ...any) ([][]string, error) {
+	rs, err := s.tx.Query(ctx, dollars(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out [][]string
+	for rs.Next() {
+		row, ptrs := make([]string, len(rs.FieldDescriptions())), make([]any, len(rs.FieldDescriptions()))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, rs.Err()
+}
+
+func (s pgStep) exec(ctx context.Context, q string, args ...any) error {
+	_, err := s.tx.Exec(ctx, dollars(q), args...)
+	return err
 }
 
 // migrations is every change of the schema since the first release, oldest
@@ -500,6 +589,59 @@ CREATE TABLE rating_advantages (
 	updated   TIMESTAMPTZ NOT NULL
 );
 `},
+	// Version 8: sign-in limits shared by every instance. signin_limits
+	// holds a token bucket per key (a name's sign-ins), devices the hashes
+	// of the ids of the device cookies of browsers that signed in to an
+	// account, whose correct passwords pass the name's limit.
+	{8,
+		// SQLite
+		`
+CREATE TABLE signin_limits (
+	key     TEXT PRIMARY KEY,
+	tokens  REAL NOT NULL, -- -1 for a bucket just made, not yet counted
+	updated TEXT NOT NULL
+);
+CREATE INDEX signin_limits_updated ON signin_limits(updated);
+CREATE TABLE devices (
+	id_hash    TEXT PRIMARY KEY, -- SHA-256 of the device cookie's id, hex
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TEXT NOT NULL,
+	used       TEXT NOT NULL
+);
+CREATE INDEX devices_account ON devices(account_id, used);
+`,
+		// PostgreSQL
+		`
+CREATE TABLE signin_limits (
+	key     TEXT PRIMARY KEY,
+	tokens  DOUBLE PRECISION NOT NULL,
+	updated TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX signin_limits_updated ON signin_limits(updated);
+CREATE TABLE devices (
+	id_hash    TEXT PRIMARY KEY,
+	account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	created    TIMESTAMPTZ NOT NULL,
+	used       TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX devices_account ON devices(account_id, used);
+`},
+	// Version 9: look-alike usernames. accounts.name_skeleton is the
+	// UTS #39 confusable skeleton of name_key (account.Skeleton), unique
+	// among the accounts that have one; of accounts stored before, whose
+	// names looked alike, the oldest keeps it and the others have ''; a
+	// deleted account has ''.
+	{9,
+		// SQLite
+		`
+ALTER TABLE accounts ADD COLUMN name_skeleton TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX accounts_skeleton ON accounts(name_skeleton) WHERE name_skeleton != '';
+`,
+		// PostgreSQL
+		`
+ALTER TABLE accounts ADD COLUMN name_skeleton TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX accounts_skeleton ON accounts(name_skeleton) WHERE name_skeleton != '';
+`},
 }
 
 // latestVersion is the schema version this program writes.
@@ -565,6 +707,9 @@ func runMigration(ctx context.Context, conn *sql.Conn, m migration) error {
 		return err
 	}
 	_, err := conn.ExecContext(ctx, m.sqlite)
+	if fill := fills[m.version]; err == nil && fill != nil {
+		err = fill(ctx, sqliteStep{conn})
+	}
 	if err == nil {
 		// The pragma takes no parameter; the version is a number we wrote.
 		_, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, m.version))
@@ -618,6 +763,11 @@ func pgMigrate(ctx context.Context, conn *pgx.Conn, where string, target int) (i
 			if _, err := tx.Exec(ctx, m.postgres); err != nil {
 				return fmt.Errorf("updating to schema version %d: %w", m.version, err)
 			}
+			if fill := fills[m.version]; fill != nil {
+				if err := fill(ctx, pgStep{tx}); err != nil {
+					return fmt.Errorf("updating to schema version %d: %w", m.version, err)
+				}
+			}
 			version = m.version
 		}
 		if version == was {
@@ -633,4 +783,26 @@ func pgMigrate(ctx context.Context, conn *pgx.Conn, where string, target int) (i
 		return 0, fmt.Errorf("opening %s: %w", where, err)
 	}
 	return version, nil
+}
+
+// fillSkeletons gives the accounts stored before version 9 their
+// skeletons, oldest first: an account whose name looks like an older
+// one's has none.
+func fillSkeletons(ctx context.Context, db stepDB) error {
+	rows, err := db.query(ctx, `SELECT id, name_key FROM accounts WHERE name != '' ORDER BY created, id`)
+	if err != nil {
+		return err
+	}
+	taken := map[string]bool{}
+	for _, r := range rows {
+		sk := account.Skeleton(r[1])
+		if taken[sk] {
+			continue
+		}
+		taken[sk] = true
+		if err := db.exec(ctx, `UPDATE accounts SET name_skeleton = ? WHERE id = ?`, sk, r[0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

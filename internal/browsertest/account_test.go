@@ -1,11 +1,15 @@
 package browsertest
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
+
+	"github.com/endodoi/endodoi/server"
 )
 
 // A player makes an account with a passkey, through Chromium's virtual
@@ -92,6 +96,87 @@ func TestAccountSignUpAndIn(t *testing.T) {
 	p.waitFor("the account dialog", `document.getElementById("account-dialog")?.open`)
 	if got := p.text("#account-status"); got != "" {
 		t.Errorf("the dialog opened again still says %q", got)
+	}
+}
+
+// The address the server prints on loopback is http://127.0.0.1 no more:
+// a page opened there moves to http://localhost, where a passkey signs up
+// and in, on a desktop and on a phone.
+func TestAccountPasskeyAtLoopbackAddress(t *testing.T) {
+	a := startApp(t)
+	// The site as endodoi serve wires it on loopback.
+	site := httptest.NewServer(server.LocalhostPages(a.srv.Config.Handler))
+	t.Cleanup(site.Close)
+	if !strings.HasPrefix(site.URL, "http://127.0.0.1:") {
+		t.Fatalf("the site is at %s", site.URL)
+	}
+	for _, v := range []struct {
+		name string
+		vp   viewport
+	}{{"Amina", desktop}, {"Baraka", phone}} {
+		p := openPage(t, a, v.vp)
+		addAuthenticator(p)
+		p.do("opening the page at 127.0.0.1", chromedp.Navigate(site.URL+"/#/play"))
+		p.waitIdle()
+		if got := eval[string](p, `location.host`); got != strings.Replace(site.URL, "http://127.0.0.1", "localhost", 1) {
+			t.Fatalf("the page at 127.0.0.1 is at %s, want localhost", got)
+		}
+		p.click("#account-open")
+		p.waitFor("the account dialog", `document.getElementById("account-dialog")?.open && !document.querySelector(".account-out").hidden`)
+		if p.visible("#account-passkey-note") || !p.visible("#account-passkey-signup") {
+			t.Errorf("at localhost, passkeys are said not to work: %q", p.text("#account-passkey-note"))
+		}
+		p.setField("#account-name", v.name)
+		p.click("#account-passkey-signup")
+		p.waitFor("signed in as "+v.name, `document.getElementById("account-open").textContent === `+jsString(v.name))
+		p.screenshot("account-passkey-localhost-" + map[bool]string{true: "phone", false: "desktop"}[v.vp.phone] + ".png")
+		p.click("#account-signout")
+		p.waitFor("signed out", `!document.querySelector(".account-out").hidden`)
+		p.setField("#account-name", "")
+		p.click("#account-passkey-signin")
+		p.waitFor("signed in again as "+v.name, `document.getElementById("account-open").textContent === `+jsString(v.name))
+	}
+}
+
+// Where passkeys cannot work, the account dialog says so plainly and offers
+// no passkey button: a page that is no secure context (plain HTTP at a
+// name other than localhost), a page at an IP address, and a browser
+// without WebAuthn.
+func TestAccountWithoutPasskeys(t *testing.T) {
+	a := startApp(t)
+	// At an IP address (a server not wired with LocalhostPages).
+	ip := openPage(t, a, desktop)
+	openAccountDialog(ip)
+	ip.waitFor("the note on passkeys at an IP address", `document.getElementById("account-passkey-note").textContent.startsWith("Passkeys cannot work at this address")
+		&& document.getElementById("account-passkey-signup").hidden`)
+	for _, c := range []struct {
+		script, want string
+		vp           viewport
+	}{
+		{`Object.defineProperty(window, "isSecureContext", {value: false})`, "Passkeys cannot work at this address", phone},
+		{`delete window.PublicKeyCredential`, "This browser cannot use passkeys", desktop},
+	} {
+		p := openPage(t, a, c.vp)
+		if _, err := chromedp.Call(p.ctx, cdpage.AddScriptToEvaluateOnNewDocument, cdpage.AddScriptToEvaluateOnNewDocumentParams{Source: c.script}); err != nil {
+			t.Fatal(err)
+		}
+		// At localhost, where passkeys work but for what the script takes.
+		p.visit(strings.Replace(a.URL(), "127.0.0.1", "localhost", 1), "#/play")
+		p.click("#account-open")
+		p.waitFor("the account dialog", `document.getElementById("account-dialog")?.open && !document.querySelector(".account-out").hidden`)
+		p.waitFor("the note on passkeys", `document.getElementById("account-passkey-note").textContent.startsWith(`+jsString(c.want)+`)
+			&& !document.getElementById("account-passkey-note").hidden`)
+		for _, id := range []string{"#account-passkey-signup", "#account-passkey-signin"} {
+			if p.visible(id) {
+				t.Errorf("%s: %s is offered", c.want, id)
+			}
+		}
+		p.screenshot("account-no-passkeys-" + map[bool]string{true: "phone", false: "desktop"}[c.vp.phone] + ".png")
+		// A password still works.
+		p.setField("#account-name", "Chausiku"+map[bool]string{true: "P", false: "D"}[c.vp.phone])
+		p.setField("#account-password", "kite-Umbrella-74-ledger")
+		p.click("#account-signup")
+		p.waitFor("signed up with a password", `document.querySelector(".account-out").hidden`)
 	}
 }
 

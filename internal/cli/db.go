@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/internal/terminal"
@@ -99,9 +100,35 @@ var adminCommand = &command{name: "admin", summary: "disable, enable or anonymis
 				return adminReports(ctx, *db, *data, env.Stdout)
 			case len(args) != 2:
 				return usagef("want an action (disable, enable, anonymise or bot) and an account's name, or reports")
-			case args[0] == "bot":
-				return account.BotCommand(ctx, *db, *data, args[1], env.Stdout)
 			}
-			return account.AdminCommand(ctx, *db, *data, args[0], args[1], env.Stdout)
+			return adminAccount(ctx, *db, *data, args[0], args[1], env.Stdout)
 		}
 	}}
+
+// adminAccount opens the store of the server (dbURL, or the SQLite
+// database in dataDir) and changes account name as action says (see
+// account.Service.Admin), or makes a bot's account named name and prints
+// its token, once.
+func adminAccount(ctx context.Context, dbURL, dataDir, action, name string, out io.Writer) error {
+	st, err := store.OpenURL(ctx, dbURL, dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := account.New(st, nil)
+	done := fmt.Sprintf("account %s: %s done\n", name, action)
+	if action == "bot" {
+		a, token, err := svc.CreateBot(ctx, name)
+		if err != nil {
+			return fmt.Errorf("bot %q: %w", name, err)
+		}
+		done = fmt.Sprintf("bot %s made; its token (shown once, keep it secret):\n%s\n", a.Name, token)
+	} else if _, err := svc.Admin(ctx, action, name); err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, done)
+	return err
+}

@@ -197,11 +197,11 @@ func TestDBCopyRoundTrip(t *testing.T) {
 	}
 	for name, cp := range map[string]store.Store{"PostgreSQL": mid, "SQLite": b} {
 		svc := account.New(cp, hasher)
-		in, err := svc.SignIn(ctx, "amina", password)
+		in, err := svc.SignIn(ctx, account.PasswordSignIn{Name: "amina", Password: password})
 		if err != nil || in.Account.ID != signed.Account.ID {
 			t.Errorf("%s: signing in: %+v, %v", name, in, err)
 		}
-		if _, err := svc.SignIn(ctx, "Amina", "wrong-"+password); !errors.Is(err, account.ErrSignIn) {
+		if _, err := svc.SignIn(ctx, account.PasswordSignIn{Name: "Amina", Password: "wrong-" + password}); !errors.Is(err, account.ErrSignIn) {
 			t.Errorf("%s: signing in with a wrong password: %v", name, err)
 		}
 		if who, err := svc.Who(ctx, signed.Session); err != nil || who.ID != signed.Account.ID {

@@ -39,12 +39,7 @@ func freeAddr(t *testing.T) string {
 // the end of the test.
 func startNginx(t *testing.T, upstreams ...string) string {
 	t.Helper()
-	if _, err := os.Stat(nginxPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("nginx is required in CI (.ci/run installs it): %v", err)
-		}
-		t.Skipf("skipping: no nginx at %s (apt-get install nginx)", nginxPath)
-	}
+	needNginx(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	var servers strings.Builder
@@ -87,6 +82,26 @@ http {
     }
 }
 `, dir, servers.String(), addr)
+	runNginx(t, dir, conf, addr)
+	return "http://" + addr
+}
+
+// needNginx skips the test without nginx, but in CI, where it fails.
+func needNginx(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(nginxPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("nginx is required in CI (.ci/run installs it): %v", err)
+		}
+		t.Skipf("skipping: no nginx at %s (apt-get install nginx)", nginxPath)
+	}
+}
+
+// runNginx runs nginx in the foreground with the configuration conf,
+// written in dir, until the end of the test, and waits for it to listen
+// on addr.
+func runNginx(t *testing.T, dir, conf, addr string) {
+	t.Helper()
 	path := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,7 +131,7 @@ http {
 		}
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return "http://" + addr
+			return
 		}
 		if time.Since(start) > 10*time.Second {
 			t.Fatalf("nginx does not listen on %s: %s", addr, &out)

@@ -36,11 +36,11 @@ func TestServe(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("serve printed %q; stderr %q", got, stderr.String())
 	}
-	url, ok := strings.CutPrefix(got[0], "endodoi: play at http://127.0.0.1:")
+	url, ok := strings.CutPrefix(got[0], "endodoi: play at http://localhost:")
 	if !ok {
 		t.Fatalf("first line %q", got[0])
 	}
-	url = "http://127.0.0.1:" + url
+	url = "http://localhost:" + url
 	for i, want := range []string{
 		"endodoi: games are kept in " + filepath.Join(data, "games.db") + "; press Ctrl-C to stop",
 		"endodoi: endgame databases in " + filepath.Join(data, "egtb"),

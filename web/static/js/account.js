@@ -36,7 +36,10 @@ async function call(path, body) {
 function problem(err) {
   const msg = String(err.message || err);
   if (err.name === "NotAllowedError" || err.name === "AbortError") return t("account.passkeyCancelled");
+  if (msg.startsWith("this passkey may have been copied")) return t("account.passkeyCopied");
+  if (msg.startsWith("this passkey is registered already")) return t("account.passkeyRegistered");
   if (err.status === 401) return t("account.wrong");
+  if (err.status === 409 && msg.includes("looks like another player")) return t("account.lookAlike");
   if (err.status === 409) return t("account.taken");
   if (err.status === 429) return t("account.tooMany");
   if (msg.startsWith("bad username")) return t("account.badName");
@@ -151,6 +154,10 @@ function build() {
   const inside = el("div", "account-in");
   inside.append(who, row(addKey, signOut, signOutAll), del);
 
+  // Where passkeys cannot work, the page says why (render).
+  const keyNote = el("p", "field-note");
+  keyNote.id = "account-passkey-note";
+  keyNote.hidden = true;
   const msg = el("p", "form-error");
   msg.id = "account-message";
   msg.setAttribute("role", "alert");
@@ -160,7 +167,7 @@ function build() {
   done.setAttribute("role", "status");
   const close = button("account-close");
   close.dataset.i18n = "account.close";
-  dialog.append(title, out, inside, msg, done, row(close));
+  dialog.append(title, out, inside, keyNote, msg, done, row(close));
   document.body.append(dialog);
   translatePage(dialog);
 
@@ -209,9 +216,25 @@ function render() {
   if (account) delete open.dataset.i18n;
   else open.dataset.i18n = "account.button";
   open.textContent = account ? account.name : t("account.button");
-  if (!window.PublicKeyCredential) {
-    for (const id of ["account-passkey-signin", "account-passkey-signup", "account-add-passkey"]) document.getElementById(id).hidden = true;
-  }
+  const why = passkeysMissing();
+  for (const id of ["account-passkey-signin", "account-passkey-signup", "account-add-passkey"]) document.getElementById(id).hidden = !!why;
+  const note = document.getElementById("account-passkey-note");
+  note.hidden = !why;
+  if (why === "insecure") note.dataset.i18n = "account.passkeyInsecure";
+  if (why === "unsupported") note.dataset.i18n = "account.passkeyUnsupported";
+  if (why) translatePage(dialog);
+}
+
+/**
+ * Why passkeys cannot work on this page ("insecure", "unsupported"), or "": a
+ * browser offers them only in a secure context (HTTPS, or localhost), and
+ * a passkey belongs to a site's name, never to an IP address.
+ */
+function passkeysMissing() {
+  const ip = /^[\d.]+$/.test(location.hostname) || location.hostname.startsWith("[");
+  if (!window.isSecureContext || ip) return "insecure";
+  if (!window.PublicKeyCredential || !navigator.credentials) return "unsupported";
+  return "";
 }
 
 /** Opens the account dialog, asking the server who is signed in. */
