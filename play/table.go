@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -147,6 +148,7 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	}
 	e.at = e.at.UTC().Truncate(time.Millisecond)
 	ch.At = e.at
+	ch.Rate = g.rated(e)
 	if err := t.store.Update(ctx, g.info.ID, ch); err != nil {
 		return Change{}, err
 	}
@@ -175,6 +177,22 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	return c, nil
 }
 
+// rated returns the ratings' step of edit e of game g (game.Change.Rate)
+// when e ends a game made rated, or nil.
+func (g *Game) rated(e edit) func(game.RatingTx) error {
+	o := g.info.Online
+	if !g.info.Rated || o == nil || e.online == nil || o.End != "" || g.info.Result != "*" ||
+		e.online.End == "" && e.result == "*" {
+		return nil
+	}
+	end := ratings.End{Category: g.info.Category, First: g.info.Start.ToMove(), Result: e.result,
+		Aborted: e.online.End == EndAborted, At: e.at}
+	for _, side := range []rules.Side{rules.South, rules.North} {
+		end.Moved[side] = takebackPoint(g.board, side) >= 0
+	}
+	return end.Step()
+}
+
 // startResult is the result a new game sg is stored with: what its moves
 // decide, unless it is a game on one device that comes resigned (an
 // imported record) with a win while its moves leave it going, which is
@@ -201,6 +219,9 @@ func (t *Table) Create(ctx context.Context, sg *game.Game, board *rules.Game, se
 		}
 	}
 	sg.Result = startResult(sg, board)
+	if sg.Online != nil && sg.Category == "" {
+		sg.Category = ratings.Category(sg.Start.Holes(), sg.Online.Clock)
+	}
 	if series > 0 {
 		err = t.store.CreateSeriesGame(ctx, series, sg)
 	} else {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/rating"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -82,7 +82,7 @@ func poolByID(id string) (Pool, bool) {
 
 // categoryOf is the rating category of a game on holes with clock c.
 func categoryOf(holes int, c game.Clock) string {
-	return rating.CategoryOf(holes, c.Time, c.Increment, c.PerMove).String()
+	return ratings.Category(holes, c)
 }
 
 // playerView is a player as the lobby shows it.
@@ -148,20 +148,18 @@ func (s *Server) ratingsIn(ctx context.Context, category string, ids []string) m
 		}
 		return out
 	}
-	params, now := store.RatingParams(), time.Now()
+	params, now := ratings.Params(), time.Now()
 	for id, r := range rs {
 		out[id] = ratingInfo{rating: r.Rating, known: true, provisional: params.Provisional(r, now)}
 	}
 	return out
 }
 
+// newPlayerView is player p as the lobby shows them, with their rating
+// ri: a new player's, provisional, for one without a rating.
 func newPlayerView(p store.Player, ri ratingInfo) playerView {
-	v := playerView{Name: p.Name, Bot: p.Bot, Provisional: true}
-	if ri.known {
-		r := float64(int(ri.rating + 0.5))
-		v.Rating, v.Provisional = &r, ri.provisional
-	}
-	return v
+	r := float64(shown(ri.rating))
+	return playerView{Name: p.Name, Bot: p.Bot, Rating: &r, Provisional: ri.provisional || !ri.known}
 }
 
 func newSeekView(sk store.Seek, ri ratingInfo, me string) seekView {
@@ -466,13 +464,11 @@ type pairing struct {
 // accounts, in one transaction with the removal of what it takes; then
 // tells the lobby. It returns the game's ID.
 func (s *Server) pair(ctx context.Context, p *pairing) (string, error) {
-	start, err := rules.NewPosition(p.holes, p.seeds)
+	g, err := play.Paired([2]string{p.players[rules.South].Name, p.players[rules.North].Name}, p.holes, p.seeds,
+		rules.Rules{Variant: p.variant}, p.clock, p.rated)
 	if err != nil {
-		return "", errorf(http.StatusBadRequest, "%v", err)
+		return "", err
 	}
-	g := &game.Game{South: p.players[rules.South].Name, North: p.players[rules.North].Name, Start: start,
-		Rules: rules.Rules{Variant: p.variant}.Canonical(), Result: "*", Online: play.PairedOnline(p.clock),
-		Rated: p.rated}
 	// The game's ID is the store's to give; the notice, written before,
 	// names it: the store takes it as set.
 	g.ID = newID()

@@ -243,7 +243,9 @@ func TestLobbySeeks(t *testing.T) {
 		t.Fatalf("seek: %d %s", code, raw)
 	}
 	sk := s1.Seek
-	if !store.ValidID(sk.ID) || sk.By.Name != "Amina" || sk.By.Bot || sk.By.Rating != nil || sk.Holes != 6 || sk.Seeds != 4 ||
+	// A new player shows a new player's rating, provisional.
+	if !store.ValidID(sk.ID) || sk.By.Name != "Amina" || sk.By.Bot || sk.By.Rating == nil || *sk.By.Rating != 1500 ||
+		!sk.By.Provisional || sk.Holes != 6 || sk.Seeds != 4 ||
 		sk.Clock != (clockRequest{Minutes: 3, Increment: 2}) || !sk.Rated || sk.Range == nil || *sk.Range != [2]int{1000, 0} ||
 		sk.Category != "6-blitz" || !sk.Mine {
 		t.Errorf("seek %+v", sk)

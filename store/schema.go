@@ -405,7 +405,7 @@ CREATE TABLE reports (
 CREATE INDEX reports_created ON reports(created);
 `},
 	// Version 7: ratings. games.rated says a game counts for its players'
-	// ratings (cleared at its end when it cannot: see rateEnd) and
+	// ratings (cleared at its end when it cannot: see ratingTx) and
 	// games.category is an online game's rating category
 	// ("<holes>-<speed>"). ratings holds each account's rating in each
 	// category it played rated games in, with provisional_from, when its
