@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -36,6 +38,15 @@ var playStatus = map[error]int{
 	play.ErrIllegalMove: http.StatusUnprocessableEntity,
 }
 
+// lobbyStatus is the status of each kind of error of package lobby.
+var lobbyStatus = map[error]int{
+	lobby.ErrBadRequest: http.StatusBadRequest,
+	lobby.ErrNotFound:   http.StatusNotFound,
+	lobby.ErrForbidden:  http.StatusForbidden,
+	lobby.ErrConflict:   http.StatusConflict,
+	lobby.ErrTooMany:    http.StatusTooManyRequests,
+}
+
 // problem is how a failed request is answered, over HTTP and the live
 // connection alike: a status, a message for the user, and the seconds to
 // wait before trying again (0 for none).
@@ -55,10 +66,17 @@ type problem struct {
 func (s *Server) problemOf(err error, where ...any) problem {
 	var ae *apiError
 	var pe *play.Error
+	var le *lobby.Error
 	var ask *play.AskOpponent
 	switch {
 	case errors.As(err, &ae):
 		return problem{ae.status, ae.msg, ae.retryAfter}
+	case errors.As(err, &le):
+		retry := 0
+		if le.Wait > 0 {
+			retry = int(le.Wait/time.Second) + 1
+		}
+		return problem{lobbyStatus[le.Kind], le.Msg, retry}
 	case isAccountError(err):
 		p, _ := accountProblem(err)
 		return p

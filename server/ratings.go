@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
@@ -43,6 +44,10 @@ func (s *Server) ratingRoutes() {
 	s.mux.HandleFunc("GET /api/players/{name}/games", s.player(s.getPlayerGames))
 	s.mux.HandleFunc("GET /api/leaderboard", s.getLeaderboard)
 }
+
+// playerView is a player as the API shows one, with a rating, as the
+// lobby does.
+type playerView = lobby.Player
 
 // playersView is an online game's players by side.
 type playersView struct {

@@ -500,6 +500,32 @@ CREATE TABLE rating_advantages (
 	updated   TIMESTAMPTZ NOT NULL
 );
 `},
+	// Version 8: who is in the lobby. lobby_presence holds, for each
+	// account that held a lobby connection lately on any instance, when
+	// it was last seen there; the lobby lists those seen within its grace,
+	// and the bots (accounts_bots). Challenges are counted by sender and
+	// target together.
+	{8,
+		// SQLite
+		`
+CREATE TABLE lobby_presence (
+	account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+	seen       TEXT NOT NULL
+);
+CREATE INDEX lobby_presence_seen ON lobby_presence(seen);
+CREATE INDEX lobby_challenges_pair ON lobby_challenges(from_id, to_id);
+CREATE INDEX accounts_bots ON accounts(name_key) WHERE kind = 'bot';
+`,
+		// PostgreSQL
+		`
+CREATE TABLE lobby_presence (
+	account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+	seen       TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX lobby_presence_seen ON lobby_presence(seen);
+CREATE INDEX lobby_challenges_pair ON lobby_challenges(from_id, to_id);
+CREATE INDEX accounts_bots ON accounts(name_key) WHERE kind = 'bot';
+`},
 }
 
 // latestVersion is the schema version this program writes.
