@@ -23,8 +23,8 @@ import (
 )
 
 // runBot runs a bot named name on app a (package bot, its engine in this
-// process) until the test ends.
-func runBot(t *testing.T, a *app, name string) {
+// process, at level) for one game, until the test ends.
+func runBot(t *testing.T, a *app, name string, level int) {
 	t.Helper()
 	token, hash := account.NewBotToken()
 	if err := a.st.CreateBot(context.Background(), &store.Account{Name: name, Key: strings.ToLower(name)}, hash); err != nil {
@@ -34,7 +34,7 @@ func runBot(t *testing.T, a *app, name string) {
 	stopped := make(chan error, 1)
 	go func() {
 		stopped <- bot.Run(ctx, bot.Config{Server: a.URL(), Token: token, MaxGames: 1, Policy: bot.DefaultPolicy(),
-			Engine: bot.EngineConfig{Level: 1, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+			Engine: bot.EngineConfig{Level: level, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
 				return protocol.Serve(ctx, in, out, protocol.NewSession("test"))
 			}},
 			Timing: bot.Timing{Max: 200 * time.Millisecond, Overhead: 100 * time.Millisecond},
@@ -44,6 +44,8 @@ func runBot(t *testing.T, a *app, name string) {
 		stop()
 		select {
 		case err := <-stopped:
+			// Stopped before its game ended (the test skipped or failed
+			// first), the bot reports the cancellation itself.
 			if err != nil && !errors.Is(err, context.Canceled) {
 				t.Errorf("the bot stopped with %v", err)
 			}
@@ -76,7 +78,7 @@ func slowChallenges(p *page) {
 // stays.
 func TestBotAnswersReachTheChallenger(t *testing.T) {
 	a := startApp(t)
-	runBot(t, a, "Olorien")
+	runBot(t, a, "Olorien", 1)
 	p := openPage(t, a, desktop)
 	p.visit(a.URL(), "#/lobby")
 	p.signUp("Naserian", "kite-Umbrella-74-ledger")
