@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -54,6 +55,9 @@ func (t *Table) act(ctx context.Context, g *Game, side rules.Side, action string
 		stopClock(&o, toMove, now)
 		o.End, o.DrawOffer, o.TakebackOffer = EndResign, "", ""
 		result = rules.WinFor(side.Opponent()).Token()
+		if g.unstarted() {
+			o.End, result, action = EndAborted, g.info.Result, "abort"
+		}
 	case "abort":
 		if g.board.Ply() >= 2 {
 			return Change{}, errorf(ErrNotNow, "a game can be aborted only before its second move; resign instead")
@@ -89,6 +93,9 @@ func (t *Table) act(ctx context.Context, g *Game, side rules.Side, action string
 			stopClock(&o, toMove, now)
 			o.End, o.TakebackOffer = EndAgreed, ""
 			result = rules.Draw.Token()
+			if g.unstarted() {
+				o.End, result, action = EndAborted, g.info.Result, "abort"
+			}
 		case "takeback-accept":
 			return t.acceptTakeback(ctx, g, &o, side.Opponent(), now)
 		}
@@ -98,6 +105,13 @@ func (t *Table) act(ctx context.Context, g *Game, side rules.Side, action string
 		return Change{}, errorf(ErrBadRequest, "action %q: want resign, abort, draw-offer, draw-accept, draw-decline, takeback-request, takeback-accept, takeback-decline or rematch", Clip(action))
 	}
 	return t.saveOnline(ctx, g, &o, result, action, time.Time{})
+}
+
+// unstarted reports whether g is a rated game in which a side has not
+// moved yet: ending it then (a resignation, a draw agreed, expiry)
+// aborts it, so that no rating changes without a game.
+func (g *Game) unstarted() bool {
+	return g.info.Rated && (takebackPoint(g.board, rules.South) < 0 || takebackPoint(g.board, rules.North) < 0)
 }
 
 // takebackPoint is the ply before side's last move in b, or -1 if side has
@@ -153,6 +167,11 @@ func (t *Table) rematch(ctx context.Context, g *Game, o *game.Online, side rules
 	} else {
 		next = &game.Game{South: g.info.South, North: g.info.North, Rules: g.info.Rules,
 			Start: g.info.Start.WithToMove(g.info.Start.ToMove().Opponent()), Result: "*"}
+		// The rematch of a game that ended rated is rated, while its two
+		// seats are two accounts' (a deleted account holds none).
+		if g.info.Rated {
+			next.Rated, err = t.twoAccounts(ctx, o)
+		}
 	}
 	if err != nil {
 		return Change{}, err
@@ -160,6 +179,7 @@ func (t *Table) rematch(ctx context.Context, g *Game, o *game.Online, side rules
 	c := o.Clock
 	next.Online = &game.Online{Invite: newInvite(), Seats: o.Seats, Clock: c, Left: [2]time.Duration{c.Time, c.Time}}
 	next.Created = t.Clock.Now()
+	next.Category = ratings.Category(next.Start.Holes(), c)
 	o.RematchOffer = ""
 	// The next game is stored with the state that names it, in one
 	// transaction: of two requests racing for it (on two instances), one
@@ -174,6 +194,17 @@ func (t *Table) rematch(ctx context.Context, g *Game, o *game.Online, side rules
 	return ch, err
 }
 
+// twoAccounts reports whether the seats of online state o are held by two
+// different accounts.
+func (t *Table) twoAccounts(ctx context.Context, o *game.Online) (bool, error) {
+	owners, err := t.store.SeatOwners(ctx, []string{o.Seats[rules.South], o.Seats[rules.North]})
+	if err != nil {
+		return false, err
+	}
+	s, n := owners[o.Seats[rules.South]], owners[o.Seats[rules.North]]
+	return s != "" && n != "" && s != n, nil
+}
+
 // Expire ends online game g if nobody touched it for IdleExpiry before
 // now: the side to move loses, or the game is aborted when its second
 // seat was never taken.
@@ -184,7 +215,7 @@ func (t *Table) Expire(ctx context.Context, g *Game, now time.Time) error {
 	}
 	result := g.info.Result
 	o.DrawOffer, o.TakebackOffer = "", ""
-	if o.Seats[rules.South] == "" || o.Seats[rules.North] == "" {
+	if o.Seats[rules.South] == "" || o.Seats[rules.North] == "" || g.unstarted() {
 		o.End = EndAborted
 	} else {
 		o.End = EndExpired

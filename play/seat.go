@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -170,12 +171,19 @@ func (t *Table) SeatOfAccount(ctx context.Context, g *Game, accountID string) (S
 	return Seat{}, errorf(ErrNoSeat, "you hold no seat in this game")
 }
 
-// PairedOnline returns the online state of a new game whose two seats are
-// taken at once by accounts (a pairing of the lobby): each seat is the
-// hash of a token nobody is given, since its account acts on it.
-func PairedOnline(clock game.Clock) *game.Online {
+// Paired returns a new online game, not yet stored, between two accounts
+// paired in the lobby: names are the players' by side, the board has
+// holes holes a row of seeds seeds under r, with clock; rated asks for a
+// rated game. Each seat is the hash of a token nobody is given, since its
+// account acts on it.
+func Paired(names [2]string, holes, seeds int, r rules.Rules, clock game.Clock, rated bool) (*game.Game, error) {
+	start, err := rules.NewPosition(holes, seeds)
+	if err != nil {
+		return nil, errorf(ErrBadRequest, "%v", err)
+	}
 	o := &game.Online{Invite: newInvite(), Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
 	_, o.Seats[rules.South] = newToken()
 	_, o.Seats[rules.North] = newToken()
-	return o
+	return &game.Game{South: names[rules.South], North: names[rules.North], Start: start, Rules: r.Canonical(),
+		Result: "*", Online: o, Rated: rated, Category: ratings.Category(holes, clock)}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -158,6 +159,7 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	}
 	e.at = e.at.UTC().Truncate(time.Millisecond)
 	ch.At = e.at
+	ch.Rate = g.rated(e)
 	if err := t.store.Update(ctx, g.info.ID, ch); err != nil {
 		return Change{}, err
 	}
@@ -184,6 +186,22 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 		t.OnChange(ctx, g, c)
 	}
 	return c, nil
+}
+
+// rated returns the ratings' step of edit e of game g (game.Change.Rate)
+// when e ends a game made rated, or nil.
+func (g *Game) rated(e edit) func(game.RatingTx) error {
+	o := g.info.Online
+	if !g.info.Rated || o == nil || e.online == nil || o.End != "" || g.info.Result != "*" ||
+		e.online.End == "" && e.result == "*" {
+		return nil
+	}
+	end := ratings.End{Category: g.info.Category, First: g.info.Start.ToMove(), Result: e.result,
+		Aborted: e.online.End == EndAborted, At: e.at}
+	for _, side := range []rules.Side{rules.South, rules.North} {
+		end.Moved[side] = takebackPoint(g.board, side) >= 0
+	}
+	return end.Step()
 }
 
 // startResult is the result a new game sg is stored with: what its moves
@@ -214,6 +232,9 @@ func (t *Table) Create(ctx context.Context, sg *game.Game, board *rules.Game, se
 	sg.Result = startResult(sg, board)
 	if sg.Created.IsZero() {
 		sg.Created = t.Clock.Now()
+	}
+	if sg.Online != nil && sg.Category == "" {
+		sg.Category = ratings.Category(sg.Start.Holes(), sg.Online.Clock)
 	}
 	if series > 0 {
 		err = t.store.CreateSeriesGame(ctx, series, sg)

@@ -151,6 +151,18 @@ type Game struct {
 	Opponent Rating
 	Side     Side    // the side the rated player had
 	Score    float64 // the rated player's score: 1 a win, 0.5 a draw, 0 a loss
+	// Weight is how much the game counts, in (0, 1]: a game of weight w
+	// tells of the player as a w-th of a game does (its terms of v and Δ
+	// are multiplied by w). 0 counts as 1, a whole game.
+	Weight float64
+}
+
+// weight is the game's weight, 0 counting as 1.
+func (gm Game) weight() float64 {
+	if gm.Weight == 0 {
+		return 1
+	}
+	return gm.Weight
 }
 
 // g is the paper's g(φ): how much an opponent's uncertainty flattens the
@@ -250,6 +262,9 @@ func (p Params) update(r Rating, games []Game, periods, advantage float64) (Rati
 		if !gm.Side.valid() {
 			return r, st, fmt.Errorf("rating: game %d: unknown side %d", i, gm.Side)
 		}
+		if w := gm.weight(); !(w > 0 && w <= 1) {
+			return r, st, fmt.Errorf("rating: game %d: weight %v is outside (0, 1]", i, gm.Weight)
+		}
 	}
 
 	// Step 2: to the Glicko-2 scale.
@@ -272,8 +287,9 @@ func (p Params) update(r Rating, games []Game, periods, advantage float64) (Rati
 		muj := (gm.Opponent.Rating - center) / Scale
 		gj := g(gm.Opponent.Deviation / Scale)
 		e := expected(mu, muj, gj, gm.Side.offset(advantage))
-		vInv += gj * gj * e * (1 - e)
-		sum += gj * (gm.Score - e)
+		w := gm.weight()
+		vInv += w * gj * gj * e * (1 - e)
+		sum += w * gj * (gm.Score - e)
 	}
 	v := 1 / vInv
 	delta := v * sum
@@ -355,20 +371,55 @@ func volatility(sigma, phi, v, delta, tau float64) (float64, error) {
 // now; each rating's deviation first grows by the player's absence since
 // their last rated game. Both results have At = now.
 func (p Params) Rate(first, second Rating, firstScore, advantage float64, now time.Time) (Rating, Rating, error) {
+	return p.RateWeighted(first, second, firstScore, advantage, 1, now)
+}
+
+// RateWeighted is Rate for a game that counts weight of a whole one, in
+// (0, 1] (see Game.Weight): the ratings and deviations move less, and
+// with a weight near 0 hardly at all.
+func (p Params) RateWeighted(first, second Rating, firstScore, advantage, weight float64, now time.Time) (Rating, Rating, error) {
 	if now.IsZero() {
 		return first, second, errors.New("rating: rate: no time given")
 	}
 	cf, cs := p.Current(first, now), p.Current(second, now)
-	nf, err := p.UpdatePeriod(first, []Game{{Opponent: cs, Side: First, Score: firstScore}}, p.elapsed(first.At, now), advantage)
+	nf, err := p.UpdatePeriod(first, []Game{{Opponent: cs, Side: First, Score: firstScore, Weight: weight}}, p.elapsed(first.At, now), advantage)
 	if err != nil {
 		return first, second, fmt.Errorf("first mover: %w", err)
 	}
-	ns, err := p.UpdatePeriod(second, []Game{{Opponent: cf, Side: Second, Score: 1 - firstScore}}, p.elapsed(second.At, now), advantage)
+	ns, err := p.UpdatePeriod(second, []Game{{Opponent: cf, Side: Second, Score: 1 - firstScore, Weight: weight}}, p.elapsed(second.At, now), advantage)
 	if err != nil {
 		return first, second, fmt.Errorf("second mover: %w", err)
 	}
 	nf.At, ns.At = now, now
 	return nf, ns, nil
+}
+
+// maxGamesToEstablish bounds GamesToEstablish's count.
+const maxGamesToEstablish = 1000
+
+// GamesToEstablish returns about how many more rated games a player
+// rated r needs, from now, before the rating is no longer provisional: a
+// game's information does not depend on its result, so this counts
+// games, played one after the other, against opponents of the player's
+// rating whose deviation is at the provisional bound (established
+// players, at their least certain). It returns 0 for a rating not
+// provisional at now.
+func (p Params) GamesToEstablish(r Rating, now time.Time) int {
+	r = p.Current(r, now)
+	if r.Deviation <= p.ProvisionalDeviation {
+		return 0
+	}
+	opponent := Rating{Rating: r.Rating, Deviation: p.ProvisionalDeviation, Volatility: p.InitialVolatility}
+	for n := 1; n <= maxGamesToEstablish; n++ {
+		next, err := p.UpdatePeriod(r, []Game{{Opponent: opponent, Score: 0.5}}, 0, 0)
+		if err != nil {
+			return maxGamesToEstablish
+		}
+		if r = next; r.Deviation <= p.ProvisionalDeviation {
+			return n
+		}
+	}
+	return maxGamesToEstablish
 }
 
 func checkRating(r Rating) error {

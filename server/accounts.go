@@ -294,6 +294,10 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, a *accoun
 		s.fail(w, r, err)
 		return
 	}
+	// What it had open in the lobby goes at once, on every instance.
+	if err := s.lobby.Forget(r.Context(), a.ID); err != nil {
+		s.log.Warn("withdrawing a deleted account from the lobby", "err", err)
+	}
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{})
 }

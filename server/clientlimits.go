@@ -185,19 +185,51 @@ func (s *Server) liveLimited(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// creationLimited wraps POST /api/games with the client's games an hour.
+// creationLimited wraps POST /api/games with the client's games an hour:
+// a creation refused (a bad request, or one over the client's other
+// limits) gives its game back.
 func (s *Server) creationLimited(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if client := clientOf(r, s.trustProxy); limitedClient(client) {
-			if ok, wait := s.clients.games.allow(client, time.Now()); !ok {
-				s.fail(w, r, tooMany(wait, "too many games created from your address (at most %d an hour); try again in %s",
-					s.clients.lim.GamesPerHour, waitText(wait)))
-				return
-			}
+		client := clientOf(r, s.trustProxy)
+		if !limitedClient(client) {
+			h(w, r)
+			return
 		}
-		h(w, r)
+		if ok, wait := s.clients.games.allow(client, time.Now()); !ok {
+			s.fail(w, r, tooMany(wait, "too many games created from your address (at most %d an hour); try again in %s",
+				s.clients.lim.GamesPerHour, waitText(wait)))
+			return
+		}
+		cw := &codeWriter{ResponseWriter: w}
+		h(cw, r)
+		if cw.status >= 400 {
+			s.clients.games.refund(client)
+		}
 	}
 }
+
+// codeWriter records the status a handler answers with.
+type codeWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *codeWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *codeWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the writer beneath.
+func (w *codeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // maxOpenClients bounds the clients whose open invitations are kept; past
 // it, the record of one client is forgotten (its invitations stop counting).

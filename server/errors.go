@@ -6,14 +6,25 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/store"
 )
 
 // errorf is api.Errorf: an answer of the server's own with a status and a
 // message for the user.
 func errorf(status int, format string, args ...any) error { return api.Errorf(status, format, args...) }
+
+// lobbyStatus is the status of each kind of error of package lobby.
+var lobbyStatus = map[error]int{
+	lobby.ErrBadRequest: http.StatusBadRequest,
+	lobby.ErrNotFound:   http.StatusNotFound,
+	lobby.ErrForbidden:  http.StatusForbidden,
+	lobby.ErrConflict:   http.StatusConflict,
+	lobby.ErrTooMany:    http.StatusTooManyRequests,
+}
 
 // problem is how a failed request is answered, over HTTP and the live
 // connection alike: a status, a message for the user, and the seconds to
@@ -35,7 +46,14 @@ func (s *Server) problemOf(err error, where ...any) problem {
 	if e, ok := api.Problem(err); ok {
 		return problem{e.Status, e.Msg, e.RetryAfter}
 	}
+	var le *lobby.Error
 	switch {
+	case errors.As(err, &le):
+		retry := 0
+		if le.Wait > 0 {
+			retry = int(le.Wait/time.Second) + 1
+		}
+		return problem{lobbyStatus[le.Kind], le.Msg, retry}
 	case isAccountError(err):
 		p, _ := accountProblem(err)
 		return p

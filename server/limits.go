@@ -306,6 +306,16 @@ func (b *bucket) take(rate Rate, now time.Time) (bool, time.Duration) {
 	return false, time.Duration((1 - b.tokens) / rate.PerSecond * float64(time.Second))
 }
 
+// refund gives client back a token taken for a request that was refused
+// all the same.
+func (l *rateLimiter) refund(client netip.Prefix) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.byIP[client]; b != nil {
+		b.tokens = min(float64(l.rate.Burst), b.tokens+1)
+	}
+}
+
 func (l *rateLimiter) sweep(now time.Time) {
 	for c, b := range l.byIP {
 		if b.tokens+now.Sub(b.last).Seconds()*l.rate.PerSecond >= float64(l.rate.Burst) {

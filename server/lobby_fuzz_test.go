@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/lobby"
 )
 
 // FuzzLobbyRequests sends arbitrary bodies and Authorization headers to
@@ -37,7 +38,7 @@ func FuzzLobbyRequests(f *testing.F) {
 	amina := ls.player("Amina")
 	ls.player("Baraka")
 	g := (&testServer{t: f, srv: ls.srv}).create(`{"holes": 6}`)
-	var ch struct{ Challenge challengeView }
+	var ch struct{ Challenge lobby.ChallengeView }
 	amina.call("POST", "/api/challenges", `{"to": "Baraka", "minutes": 5}`, &ch)
 	paths := []string{"/api/lobby/seeks", "/api/challenges", "/api/me/blocks", "/api/games/" + g.ID + "/report",
 		"/api/lobby/pools/8-3+2/join", "/api/challenges/" + ch.Challenge.ID + "/decline"}

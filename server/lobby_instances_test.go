@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -97,7 +98,7 @@ func TestLobbyInstances(t *testing.T) {
 		}
 	}
 	// No second pairing arrives.
-	time.Sleep(2 * lobbyTick)
+	time.Sleep(2 * lobby.Tick)
 	for i, s := range sockets {
 		for len(s.msgs) > 0 {
 			if m := <-s.msgs; m["type"] == "paired" {
@@ -107,5 +108,34 @@ func TestLobbyInstances(t *testing.T) {
 	}
 	if list, _ := a.st.Seeks(context.Background()); len(list) != 0 {
 		t.Errorf("%d places left", len(list))
+	}
+}
+
+// An account deleted through one instance leaves the lobby of the other
+// at once: its challenges go from its targets' sockets there, its seeks
+// from every socket.
+func TestLobbyWithdrawInstances(t *testing.T) {
+	a, b := lobbyInstances(t, time.Minute)
+	amina, victim := a.player("Amina"), a.player("Victim")
+	vs := b.dial(victim.on(b))
+	watcher := b.dial(nil)
+	var ch struct{ Challenge struct{ ID string } }
+	if code, raw := amina.local("POST", "/api/challenges", `{"to": "Victim", "days": 3}`, &ch); code != http.StatusCreated {
+		t.Fatalf("challenge: %d %s", code, raw)
+	}
+	vs.wait("challenge", nil)
+	var sk seekAnswer
+	if code, raw := amina.local("POST", "/api/lobby/seeks", `{"days": 3}`, &sk); code != http.StatusCreated {
+		t.Fatalf("seek: %d %s", code, raw)
+	}
+	watcher.wait("seek", nil)
+	if code, raw := amina.local("POST", "/api/me/delete", `{"confirm": "Amina"}`, nil); code != http.StatusOK {
+		t.Fatalf("delete: %d %s", code, raw)
+	}
+	if m := vs.wait("challenge-gone", nil); m["id"] != ch.Challenge.ID || m["why"] != "withdrawn" {
+		t.Errorf("the target told %v", m)
+	}
+	if m := watcher.wait("unseek", nil); m["id"] != sk.Seek.ID {
+		t.Errorf("the watcher told %v", m)
 	}
 }

@@ -1,9 +1,8 @@
 package server
 
-// The lobby's live connection (GET /api/lobby/live), what the lobby tells
-// it, across instances, and the lobby's sweeps: the real-time seeks and
-// pool places of players gone, expired challenges, and the pools'
-// pairing.
+// The lobby's live connection (GET /api/lobby/live): the connections of
+// this instance, and the carrying of the lobby's events (package lobby) to
+// them and, as notices, to the other instances' connections.
 
 import (
 	"context"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -24,56 +24,26 @@ import (
 // notices of games (fanout.go).
 const lobbyNoticePrefix = "L"
 
-// Times of the lobby.
-const (
-	// LobbyGrace is how long a real-time seek or pool place outlives its
-	// owner's last lobby connection (on any instance): a page reloading
-	// keeps its seeks.
-	LobbyGrace = 6 * time.Second
-	// lobbyTick is how often an instance pairs the pools, and records
-	// who holds lobby connections here.
-	lobbyTick = time.Second
-	// lobbySweep is how often an instance removes what has expired.
-	lobbySweep = 2 * time.Second
-	// poolsDelay gathers the pool changes of a moment into one message.
-	poolsDelay = 200 * time.Millisecond
-	// Challenges expire unanswered after challengeLife, correspondence
-	// ones after correspondenceChallengeLife.
-	challengeLife               = 10 * time.Minute
-	correspondenceChallengeLife = 3 * 24 * time.Hour
-)
+// poolsDelay gathers the pool changes of a moment into one message.
+const poolsDelay = 200 * time.Millisecond
 
-// lobby keeps this instance's lobby connections.
-type lobby struct {
-	creations *rateLimiter // seeks, challenges and reports per client
-	grace     time.Duration
-
+// lobbyHub keeps this instance's lobby connections.
+type lobbyHub struct {
 	mu      sync.Mutex
 	conns   map[*lobbyConn]struct{}
-	pending bool // a pools message is due
-
-	kick chan struct{} // wakes the matcher
-	wg   sync.WaitGroup
-}
-
-func newLobby() *lobby {
-	return &lobby{creations: newRateLimiter(Rate{PerSecond: LobbyCreationsPerHour / 3600.0, Burst: LobbyCreationsPerHour}),
-		grace: LobbyGrace, conns: map[*lobbyConn]struct{}{}, kick: make(chan struct{}, 1)}
-}
-
-// kickMatcher asks for a pairing of the pools now.
-func (l *lobby) kickMatcher() {
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
+	pending bool            // a pools message is due
+	players []lobby.Present // the players listed, as last told
+	wg      sync.WaitGroup  // the lobby's work (lobby.Lobby.Run)
 }
 
 type lobbyConn struct {
 	account string // "" for a visitor not signed in
-	send    chan []byte
-	closed  chan struct{}
-	once    sync.Once
+	// hidden are the accounts whose seeks and presence this connection
+	// does not see (blocks, either way); changed under the hub's lock.
+	hidden map[string]bool
+	send   chan []byte
+	closed chan struct{}
+	once   sync.Once
 }
 
 func (c *lobbyConn) drop() { c.once.Do(func() { close(c.closed) }) }
@@ -86,13 +56,14 @@ func (c *lobbyConn) queue(msg []byte) {
 	}
 }
 
-// accounts returns the accounts with lobby connections here.
-func (l *lobby) accounts() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// lobbyAccounts returns the accounts with lobby connections here.
+func (s *Server) lobbyAccounts() []string {
+	h := &s.lobbyHub
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	seen := map[string]bool{}
 	var out []string
-	for c := range l.conns {
+	for c := range h.conns {
 		if c.account != "" && !seen[c.account] {
 			seen[c.account] = true
 			out = append(out, c.account)
@@ -101,23 +72,19 @@ func (l *lobby) accounts() []string {
 	return out
 }
 
-// lobbyOut is one message of the lobby to its connections: Msg to those
-// of account To, or to all when To is ""; a seek (Seek), shown as its
-// own to the connections of its owner; or, with Pools, the pools as each
-// connection's account sees them.
-type lobbyOut struct {
-	To    string          `json:"to,omitempty"`
-	Msg   json.RawMessage `json:"m,omitempty"`
-	Seek  *seekView       `json:"s,omitempty"`
-	Owner string          `json:"w,omitempty"`
-	Pools bool            `json:"p,omitempty"`
+// newLobby makes the server's lobby over its store, its events carried
+// to the connections here and, through notices, to the other instances.
+func (s *Server) newLobby() *lobby.Lobby {
+	s.lobbyHub.conns = map[*lobbyConn]struct{}{}
+	return lobby.New(lobby.Config{Store: s.store, Notice: s.lobbyNoticeText, Deliver: s.lobbyDeliver, Notify: s.lobbyNotify,
+		Here: s.lobbyAccounts, Log: s.log})
 }
 
 // lobbyNotice is what an instance tells the others of a change of the
 // lobby.
 type lobbyNotice struct {
-	Instance string     `json:"i"`
-	Outs     []lobbyOut `json:"o"`
+	Instance string        `json:"i"`
+	Events   []lobby.Event `json:"e"`
 }
 
 func mustMarshal(v any) json.RawMessage {
@@ -125,13 +92,13 @@ func mustMarshal(v any) json.RawMessage {
 	return b
 }
 
-// lobbyNoticeText is the notice of outs for the other instances, sent by
-// the change's own transaction; "" without other instances.
-func (s *Server) lobbyNoticeText(outs []lobbyOut) string {
+// lobbyNoticeText is the notice of events for the other instances, sent
+// by the change's own transaction; "" without other instances.
+func (s *Server) lobbyNoticeText(events []lobby.Event) string {
 	if s.notifier == nil {
 		return ""
 	}
-	text := lobbyNoticePrefix + string(mustMarshal(lobbyNotice{Instance: s.instance, Outs: outs}))
+	text := lobbyNoticePrefix + string(mustMarshal(lobbyNotice{Instance: s.instance, Events: events}))
 	if len(text) > store.MaxNotice {
 		// Too long to carry (a seek's view is far shorter): the other
 		// instances catch up at their clients' next connection.
@@ -141,10 +108,10 @@ func (s *Server) lobbyNoticeText(outs []lobbyOut) string {
 	return text
 }
 
-// lobbyNotify tells the other instances of outs, for a change whose
+// lobbyNotify tells the other instances of events, for a change whose
 // transaction did not.
-func (s *Server) lobbyNotify(outs []lobbyOut) {
-	text := s.lobbyNoticeText(outs)
+func (s *Server) lobbyNotify(events []lobby.Event) {
+	text := s.lobbyNoticeText(events)
 	if text == "" {
 		return
 	}
@@ -161,52 +128,100 @@ func (s *Server) handleLobbyNotice(payload string) {
 	if err := json.Unmarshal([]byte(payload), &n); err != nil || n.Instance == s.instance {
 		return
 	}
-	s.lobbyDeliver(n.Outs)
+	s.lobbyDeliver(n.Events)
 }
 
-// lobbyDeliver sends outs to this instance's lobby connections.
-func (s *Server) lobbyDeliver(outs []lobbyOut) {
-	l := s.lobby
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, o := range outs {
-		switch {
-		case o.Pools:
+// The lobby's messages to its connections (docs/api.md).
+type (
+	seekMessage struct {
+		Type string         `json:"type"`
+		Seek lobby.SeekView `json:"seek"`
+	}
+	idMessage struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	pairedMessage struct {
+		Type string `json:"type"`
+		Game string `json:"game"`
+		Side string `json:"side"`
+	}
+	challengeMessage struct {
+		Type      string               `json:"type"`
+		Challenge *lobby.ChallengeView `json:"challenge"`
+	}
+	goneMessage struct {
+		Type   string `json:"type"`
+		ID     string `json:"id"`
+		Why    string `json:"why"`
+		Reason string `json:"reason,omitempty"`
+	}
+	playersMessage struct {
+		Type    string          `json:"type"`
+		Players []lobby.Present `json:"players"`
+	}
+)
+
+// lobbyDeliver sends events to this instance's lobby connections.
+func (s *Server) lobbyDeliver(events []lobby.Event) {
+	h := &s.lobbyHub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range events {
+		if e.Kind == "pools" {
 			s.poolsChangedLocked()
-		case o.Seek != nil:
-			others := mustMarshal(map[string]any{"type": "seek", "seek": o.Seek})
-			mine := *o.Seek
-			mine.Mine = true
-			own := mustMarshal(map[string]any{"type": "seek", "seek": mine})
-			for c := range l.conns {
-				if c.account != "" && c.account == o.Owner {
-					c.queue(own)
-				} else {
-					c.queue(others)
-				}
+			continue
+		}
+		for c := range h.conns {
+			if e.To != "" && c.account != e.To {
+				continue
 			}
-		default:
-			for c := range l.conns {
-				if o.To == "" || c.account == o.To {
-					c.queue(o.Msg)
+			switch e.Kind {
+			case "seek":
+				if e.Seek == nil || c.hidden[e.Owner] {
+					continue
 				}
+				v := *e.Seek
+				v.Mine = c.account != "" && c.account == e.Owner
+				c.queue(mustMarshal(seekMessage{Type: "seek", Seek: v}))
+			case "unseek":
+				c.queue(mustMarshal(idMessage{Type: "unseek", ID: e.ID}))
+			case "paired":
+				c.queue(mustMarshal(pairedMessage{Type: "paired", Game: e.Game, Side: e.Side}))
+			case "challenge":
+				c.queue(mustMarshal(challengeMessage{Type: "challenge", Challenge: e.Challenge}))
+			case "challenge-gone":
+				c.queue(mustMarshal(goneMessage{Type: "challenge-gone", ID: e.ID, Why: e.Why, Reason: e.Reason}))
+			case "hide", "show":
+				if c.hidden == nil {
+					c.hidden = map[string]bool{}
+				}
+				c.hidden[e.Account] = e.Kind == "hide"
+				if h.players != nil {
+					c.queue(mustMarshal(playersMessage{Type: "players", Players: lobby.Visible(h.players, c.account, c.hidden)}))
+				}
+			case "players":
+				c.queue(mustMarshal(playersMessage{Type: "players", Players: lobby.Visible(e.Players, c.account, c.hidden)}))
 			}
+		}
+		if e.Kind == "players" {
+			h.players = e.Players
 		}
 	}
 }
 
 // poolsChangedLocked sends, shortly, every connection here the pools as
-// its account sees them; the caller holds l.mu.
+// its account sees them; the caller holds the hub's lock.
 func (s *Server) poolsChangedLocked() {
-	l := s.lobby
-	if l.pending || len(l.conns) == 0 {
+	h := &s.lobbyHub
+	if h.pending || len(h.conns) == 0 {
 		return
 	}
-	l.pending = true
+	h.pending = true
 	time.AfterFunc(poolsDelay, func() {
-		l.mu.Lock()
-		l.pending = false
-		l.mu.Unlock()
+		h.mu.Lock()
+		h.pending = false
+		h.mu.Unlock()
 		s.sendPools(s.ctx)
 	})
 }
@@ -217,44 +232,63 @@ func (s *Server) sendPools(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	all, err := s.store.Seeks(ctx)
+	pools, err := s.lobby.PoolsFor(ctx)
 	if err != nil {
 		s.log.Warn("reading the pools", "err", err)
 		return
 	}
-	l := s.lobby
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	h := &s.lobbyHub
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	byAccount := map[string][]byte{}
-	for c := range l.conns {
+	for c := range h.conns {
 		msg, ok := byAccount[c.account]
 		if !ok {
-			msg = mustMarshal(map[string]any{"type": "pools", "pools": poolViews(all, c.account)})
+			msg = mustMarshal(map[string]any{"type": "pools", "pools": pools(c.account)})
 			byAccount[c.account] = msg
 		}
 		c.queue(msg)
 	}
 }
 
+// lobbyMessage is the whole lobby as account me sees it, as the first
+// message of a connection, and what that connection must not see.
+func (s *Server) lobbyMessage(ctx context.Context, me string) ([]byte, map[string]bool, error) {
+	st, err := s.lobby.State(ctx, me)
+	if err != nil {
+		return nil, nil, err
+	}
+	hidden := map[string]bool{}
+	for _, id := range st.Hidden {
+		hidden[id] = true
+	}
+	msg := mustMarshal(struct {
+		Type string `json:"type"`
+		*lobby.State
+	}{"lobby", st})
+	return msg, hidden, nil
+}
+
 // lobbyResync sends every lobby connection here the whole lobby again,
 // after notices may have been missed.
 func (s *Server) lobbyResync() {
-	l := s.lobby
-	l.mu.Lock()
-	conns := make([]*lobbyConn, 0, len(l.conns))
-	for c := range l.conns {
+	h := &s.lobbyHub
+	h.mu.Lock()
+	conns := make([]*lobbyConn, 0, len(h.conns))
+	for c := range h.conns {
 		conns = append(conns, c)
 	}
-	l.mu.Unlock()
-	ctx := s.ctx
+	h.mu.Unlock()
 	for _, c := range conns {
-		state, err := s.lobbyState(ctx, c.account)
+		msg, hidden, err := s.lobbyMessage(s.ctx, c.account)
 		if err != nil {
 			c.drop() // it reconnects and gets the lobby then
 			continue
 		}
-		state["type"] = "lobby"
-		c.queue(mustMarshal(state))
+		h.mu.Lock()
+		c.hidden = hidden
+		h.mu.Unlock()
+		c.queue(msg)
 	}
 }
 
@@ -279,29 +313,30 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 	c := &lobbyConn{account: me, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
 	// The connection joins before the lobby is read: a change meanwhile
 	// may come twice, never not at all.
-	l := s.lobby
-	l.mu.Lock()
-	l.conns[c] = struct{}{}
-	l.mu.Unlock()
+	h := &s.lobbyHub
+	h.mu.Lock()
+	h.conns[c] = struct{}{}
+	h.mu.Unlock()
 	defer func() {
-		l.mu.Lock()
-		delete(l.conns, c)
-		l.mu.Unlock()
+		h.mu.Lock()
+		delete(h.conns, c)
+		h.mu.Unlock()
 	}()
-	state, err := s.lobbyState(r.Context(), me)
+	if me != "" {
+		// Its seeks are seen now, not at the next tick: a page that
+		// reloads near the grace's end keeps them.
+		if err := s.lobby.Touch(r.Context(), []string{me}); err != nil {
+			s.log.Warn("recording a lobby connection", "err", err)
+		}
+	}
+	first, hidden, err := s.lobbyMessage(r.Context(), me)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if me != "" {
-		// Its seeks are seen now, not at the next tick: a page that
-		// reloads near the grace's end keeps them.
-		if err := s.store.TouchSeeks(r.Context(), []string{me}, time.Now()); err != nil {
-			s.log.Warn("recording a lobby connection", "err", err)
-		}
-	}
-	state["type"] = "lobby"
-	first := mustMarshal(state)
+	h.mu.Lock()
+	c.hidden = hidden
+	h.mu.Unlock()
 	ws, ctx, cancel, err := s.acceptLive(w, r)
 	if err != nil {
 		return // Accept has answered
@@ -339,70 +374,7 @@ func (s *Server) lobbyReader(ctx context.Context, ws *websocket.Conn, c *lobbyCo
 	})
 }
 
-// startLobby runs the lobby's work until ctx ends: recording who holds
-// lobby connections here, pairing the pools, and the sweeps.
+// startLobby runs the lobby's work until ctx ends (lobby.Lobby.Run).
 func (s *Server) startLobby(ctx context.Context) {
-	l := s.lobby
-	l.wg.Go(func() {
-		tick := time.NewTicker(lobbyTick)
-		defer tick.Stop()
-		var touched, swept time.Time
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			case <-l.kick:
-			}
-			now := time.Now()
-			if now.Sub(touched) >= l.grace/3 {
-				touched = now
-				if err := s.store.TouchSeeks(ctx, l.accounts(), now); err != nil && ctx.Err() == nil {
-					s.log.Warn("recording the lobby's connections", "err", err)
-				}
-			}
-			if now.Sub(swept) >= lobbySweep {
-				swept = now
-				s.sweepLobby(ctx, now)
-			}
-			s.matchPools(ctx)
-		}
-	})
-}
-
-// sweepLobby removes the real-time seeks and pool places whose owners
-// have held no lobby connection for the grace, and the expired
-// challenges, and tells the lobby.
-func (s *Server) sweepLobby(ctx context.Context, now time.Time) {
-	gone, err := s.store.ExpireSeeks(ctx, now.Add(-s.lobby.grace))
-	if err != nil && ctx.Err() == nil {
-		s.log.Warn("removing the seeks of players gone", "err", err)
-	}
-	var outs []lobbyOut
-	pools := false
-	for _, sk := range gone {
-		if sk.Pool != "" {
-			pools = true
-			continue
-		}
-		outs = append(outs, lobbyOut{Msg: mustMarshal(map[string]any{"type": "unseek", "id": sk.ID})})
-	}
-	if pools {
-		outs = append(outs, lobbyOut{Pools: true})
-	}
-	expired, err := s.store.ExpireChallenges(ctx, now)
-	if err != nil && ctx.Err() == nil {
-		s.log.Warn("removing expired challenges", "err", err)
-	}
-	for _, ch := range expired {
-		outs = append(outs, challengeGone(&ch, "expired", "")...)
-	}
-	if len(outs) == 0 {
-		return
-	}
-	s.lobbyDeliver(outs)
-	// One notice a message, each well within a notice's size.
-	for _, o := range outs {
-		s.lobbyNotify([]lobbyOut{o})
-	}
+	s.lobbyHub.wg.Go(func() { s.lobby.Run(ctx) })
 }

@@ -17,9 +17,11 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rating"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -44,6 +46,10 @@ func (s *Server) ratingRoutes() {
 	s.mux.HandleFunc("GET /api/leaderboard", s.getLeaderboard)
 }
 
+// playerView is a player as the API shows one, with a rating, as the
+// lobby does.
+type playerView = lobby.Player
+
 // playersView is an online game's players by side.
 type playersView struct {
 	South playerView `json:"s"`
@@ -51,11 +57,13 @@ type playersView struct {
 }
 
 // changeView is a rated game's change of one player's rating, rounded as
-// ratings are shown: diff is after − before.
+// ratings are shown: diff is after − before; provisional says the rating
+// after is.
 type changeView struct {
-	Before int `json:"before"`
-	After  int `json:"after"`
-	Diff   int `json:"diff"`
+	Before      int  `json:"before"`
+	After       int  `json:"after"`
+	Diff        int  `json:"diff"`
+	Provisional bool `json:"provisional"`
 }
 
 type ratingChangeView struct {
@@ -68,21 +76,24 @@ func shown(r float64) int { return int(math.Round(r)) }
 
 func newChangeView(ch *game.RatingChange) changeView {
 	b, a := shown(ch.Before.Rating), shown(ch.After.Rating)
-	return changeView{Before: b, After: a, Diff: a - b}
+	return changeView{Before: b, After: a, Diff: a - b, Provisional: ch.After.Deviation > ratings.Params().ProvisionalDeviation}
 }
 
 // addRatings adds to game view v the players and ratings of state st,
-// when an account holds one of its seats.
+// when an account holds one of its seats, and whether it is rated.
 func addRatings(v *gameView, st *play.State) {
-	v.Rated = st.Info.Rated
+	rated := st.Info.Rated
 	gr := st.Ratings
-	if gr == nil {
-		return
+	if gr != nil {
+		rated = gr.Rated
 	}
-	v.Rated = gr.Rated
-	if gr.Seats[rules.South].Account == nil && gr.Seats[rules.North].Account == nil {
+	if rated {
+		v.Rated = &rated
+	}
+	if gr == nil || gr.Seats[rules.South].Account == nil && gr.Seats[rules.North].Account == nil {
 		return // a game between guests: no ratings to show
 	}
+	v.Rated = &rated
 	names := [2]string{st.Info.South, st.Info.North}
 	var players [2]playerView
 	for side := range players {
@@ -97,8 +108,8 @@ func addRatings(v *gameView, st *play.State) {
 
 // seatPlayer is the player of a seat whose game names it name: its
 // account's name and rating in the game's category (before the game once
-// the game has changed it), or, held by no account, the game's name
-// without a rating.
+// the game has changed it; a new player's, provisional, for an account
+// without one), or, held by no account, the game's name without a rating.
 func seatPlayer(seat game.GameSeat, name string, now time.Time) playerView {
 	a := seat.Account
 	if a == nil {
@@ -108,15 +119,17 @@ func seatPlayer(seat game.GameSeat, name string, now time.Time) playerView {
 	if a.Status == store.AccountDeleted || a.Name == "" {
 		v.Name = store.DeletedPlayer
 	}
-	p := store.RatingParams()
+	p := ratings.Params()
+	r := float64(shown(p.InitialRating)) // a new player's, provisional
 	switch {
 	case seat.Change != nil:
-		r := float64(shown(seat.Change.Before.Rating))
-		v.Rating, v.Provisional = &r, seat.Change.Before.Deviation > p.ProvisionalDeviation
+		r = float64(shown(seat.Change.Before.Rating))
+		v.Provisional = seat.Change.Before.Deviation > p.ProvisionalDeviation
 	case seat.Rating != nil:
-		r := float64(shown(seat.Rating.Rating))
-		v.Rating, v.Provisional = &r, p.Provisional(*seat.Rating, now)
+		r = float64(shown(seat.Rating.Rating))
+		v.Provisional = p.Provisional(*seat.Rating, now)
 	}
+	v.Rating = &r
 	return v
 }
 
@@ -201,7 +214,7 @@ func (s *Server) getPlayer(w http.ResponseWriter, r *http.Request, a *store.Acco
 		s.fail(w, r, err)
 		return
 	}
-	p, now := store.RatingParams(), time.Now()
+	p, now := ratings.Params(), time.Now()
 	v := profileView{Name: a.Name, Bot: a.Kind == store.AccountBot, Created: a.Created, Ratings: make([]profileRating, 0, len(list))}
 	for _, pr := range list {
 		cur := p.Current(pr.Rating, now)
@@ -352,7 +365,7 @@ func (s *Server) getPlayerGames(w http.ResponseWriter, r *http.Request, a *store
 		v.Opponent = seatPlayer(seat, names[pg.Side.Opponent()], now)
 		if pg.Rated && pg.OpponentRating != nil && pg.Change != nil {
 			// The opponent's rating before the game, as the game showed it.
-			v.Opponent.Provisional = pg.OpponentRating.Deviation > store.RatingParams().ProvisionalDeviation
+			v.Opponent.Provisional = pg.OpponentRating.Deviation > ratings.Params().ProvisionalDeviation
 		}
 		if pg.Change != nil {
 			cv := newChangeView(pg.Change)
@@ -367,6 +380,17 @@ func (s *Server) getPlayerGames(w http.ResponseWriter, r *http.Request, a *store
 		next = &c
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"games": out, "next": next})
+}
+
+// boardYou is the asker's place as to a leaderboard: their rating in its
+// category now (a new player's when they have none) and about how many
+// more rated games it needs to be established.
+type boardYou struct {
+	Rating      int  `json:"rating"`
+	RD          int  `json:"rd"`
+	Provisional bool `json:"provisional"`
+	Games       int  `json:"games"`
+	Needed      int  `json:"needed"`
 }
 
 type boardPlace struct {
@@ -398,13 +422,42 @@ func (s *Server) getLeaderboard(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p := store.RatingParams()
+	p := ratings.Params()
 	places := make([]boardPlace, 0, len(list))
 	for i, e := range list {
 		places = append(places, boardPlace{Rank: i + 1, Name: e.Name, Rating: shown(e.Rating.Rating),
 			RD: shown(p.Current(e.Rating, now).Deviation), Games: e.Games, Bot: e.Bot})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"category": cat, "players": places})
+	out := map[string]any{"category": cat, "players": places, "games_to_appear": p.GamesToEstablish(p.Initial(), now)}
+	if mayAsk(r) {
+		if a, err := s.asker(r); err == nil {
+			you, err := s.boardYou(r.Context(), a.ID, cat, now)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			out["you"] = you
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// boardYou is account id's place as to the leaderboard of category.
+func (s *Server) boardYou(ctx context.Context, id, category string, now time.Time) (boardYou, error) {
+	p := ratings.Params()
+	r, games := p.Initial(), 0
+	list, err := s.store.PlayerRatings(ctx, id)
+	if err != nil {
+		return boardYou{}, err
+	}
+	for _, pr := range list {
+		if pr.Category == category {
+			r, games = pr.Rating, pr.Games
+		}
+	}
+	cur := p.Current(r, now)
+	return boardYou{Rating: shown(cur.Rating), RD: shown(cur.Deviation), Provisional: cur.Deviation > p.ProvisionalDeviation,
+		Games: games, Needed: p.GamesToEstablish(r, now)}, nil
 }
 
 // refreshAdvantages fits the first mover's advantage of every category
@@ -416,16 +469,21 @@ func (s *Server) refreshAdvantages(ctx context.Context) error {
 		return err
 	}
 	for _, cat := range cats {
-		games, err := s.store.AdvantageGames(ctx, cat, advantageGames)
+		stored, err := s.store.AdvantageGames(ctx, cat, advantageGames)
 		if err != nil {
 			return err
+		}
+		games := make([]rating.SidedGame, len(stored))
+		for i, g := range stored {
+			games[i] = rating.SidedGame{First: g.First, Second: g.Second, Score: g.Score}
 		}
 		fit, err := rating.FitAdvantage(games, rating.DefaultAdvantagePrior)
 		if err != nil {
 			s.log.Warn("fitting the first mover's advantage", "category", cat, "games", len(games), "err", err)
 			continue
 		}
-		if err := s.store.SetAdvantage(ctx, cat, fit, time.Now()); err != nil {
+		a := store.Advantage{Advantage: fit.Advantage, StdErr: fit.StdErr, Games: fit.Games, Updated: time.Now()}
+		if err := s.store.SetAdvantage(ctx, cat, a); err != nil {
 			return err
 		}
 		s.log.Debug("first mover's advantage", "category", cat, "fit", fit.String())

@@ -16,14 +16,15 @@ import (
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
 
 // ratedPair stores a rated online game on 8 holes with a 5+2 clock whose
-// seats the accounts named south and north hold, and returns it with the
-// seats' tokens by side. With flagged, the clock of the side to move ran
-// out an hour ago.
+// seats the accounts named south and north hold, each side having made a
+// move (South to move), and returns it with the seats' tokens by side.
+// With flagged, South's clock ran out an hour ago.
 func ratedPair(t *testing.T, st store.Store, south, north string, flagged bool) (*game.Game, [2]string) {
 	t.Helper()
 	ctx := context.Background()
@@ -35,7 +36,14 @@ func ratedPair(t *testing.T, st store.Store, south, north string, flagged bool) 
 	if flagged {
 		o.Left[rules.South], o.TurnStart = time.Second, time.Now().Add(-time.Hour)
 	}
-	g := &game.Game{South: south, North: north, Start: start, Rules: rules.Rules{}.Canonical(), Result: "*", Rated: true, Online: o}
+	b, _ := rules.NewGame(start, rules.Rules{}.Canonical())
+	for range 2 {
+		if err := b.Play(b.LegalMoves()[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := &game.Game{South: south, North: north, Start: start, Rules: rules.Rules{}.Canonical(), Result: "*", Rated: true,
+		Online: o, Moves: b.Moves(), Category: ratings.Category(8, clock)}
 	if err := st.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +57,19 @@ func ratedPair(t *testing.T, st store.Store, south, north string, flagged bool) 
 		}
 	}
 	return g, tokens
+}
+
+// endRated ends rated game g as play would, at at: as end says, with
+// result, and the ratings' step of the end.
+func endRated(t *testing.T, st store.Store, g *game.Game, end, result string, at time.Time) {
+	t.Helper()
+	o := *g.Online
+	o.End, o.TurnStart = end, time.Time{}
+	e := ratings.End{Category: g.Category, First: g.Start.ToMove(), Result: result, Moved: [2]bool{true, true}, At: at}
+	c := game.Change{Ply: len(g.Moves), From: len(g.Moves), Rev: g.Online.Rev, Result: result, Online: &o, At: at, Rate: e.Step()}
+	if err := st.Update(context.Background(), g.ID, c); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // getJSON answers a GET as JSON into out, and returns the status.
@@ -81,14 +102,15 @@ func TestRatedGameAndProfiles(t *testing.T) {
 	if code := as.getJSON("/api/games/"+g.ID, &v); code != 200 {
 		t.Fatalf("view: %d", code)
 	}
-	if !v.Rated || v.Players == nil || v.Players.South.Name != "Amina" || v.Players.North.Name != "Baraka" ||
-		v.Players.South.Rating != nil || !v.Players.South.Provisional || v.RatingChange != nil {
-		t.Fatalf("a rated game before its end: rated %t, players %+v, change %+v", v.Rated, v.Players, v.RatingChange)
+	// New players show a new player's rating, provisional.
+	if v.Rated == nil || !*v.Rated || v.Players == nil || v.Players.South.Name != "Amina" || v.Players.North.Name != "Baraka" ||
+		v.Players.South.Rating == nil || *v.Players.South.Rating != 1500 || !v.Players.South.Provisional || v.RatingChange != nil {
+		t.Fatalf("a rated game before its end: rated %v, players %+v, change %+v", v.Rated, v.Players, v.RatingChange)
 	}
 
 	watcher := dialLive(t, web.URL, g.ID)
 	watcher.wait("the first state", func(m liveMessage) bool { return m.Type == "game" })
-	if a := as.call("POST", "/api/games/"+g.ID+"/actions", `{"action": "resign", "ply": 0}`, "", "",
+	if a := as.call("POST", "/api/games/"+g.ID+"/actions", `{"action": "resign", "ply": 2}`, "", "",
 		"Authorization", "Bearer "+tokens[rules.South]); a.code != 200 {
 		t.Fatalf("resign: %d %s", a.code, a.body)
 	}
@@ -267,19 +289,16 @@ func TestRatedEndAtStartAndLeaderboard(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
-	// Enough games to make both established: Baraka wins them all as
-	// South, draws as North.
+	// Enough games to make both established, one a day over the last
+	// month (the ratings count only a few a day between two players):
+	// Baraka wins them all as South, draws as North.
 	for i := range 30 {
 		south, north, result := "Baraka", "Amina", "1-0"
 		if i%2 == 1 {
 			south, north, result = "Amina", "Baraka", "1/2-1/2"
 		}
 		g, _ := ratedPair(t, as.st, south, north, false)
-		o := *g.Online
-		o.End = play.EndResign
-		if err := as.st.Update(ctx, g.ID, game.Change{Rev: g.Online.Rev, Result: result, Online: &o}); err != nil {
-			t.Fatal(err)
-		}
+		endRated(t, as.st, g, play.EndResign, result, time.Now().Add(time.Duration(i-30)*24*time.Hour))
 	}
 	var board struct {
 		Category string
@@ -342,7 +361,10 @@ func TestInstancesRateOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for _, name := range []string{"amina", "baraka"} {
+	const rounds = 8
+	// Amina plays each round against another player: the ratings count
+	// only a few games a day between two players.
+	for _, name := range []string{"amina", "baraka", "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"} {
 		if err := st.CreateAccount(ctx, &store.Account{Name: name, Key: name}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -350,16 +372,15 @@ func TestInstancesRateOnce(t *testing.T) {
 	flagged, _ := ratedPair(t, st, "amina", "baraka", true)
 	a, b := startInstance(t, url), startInstance(t, url)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
-	const rounds = 8
 	for round := range rounds {
-		g, tokens := ratedPair(t, st, "amina", "baraka", false)
+		g, tokens := ratedPair(t, st, "amina", fmt.Sprintf("p%d", round), false)
 		start := make(chan struct{})
 		var codes [2]int
 		var wg sync.WaitGroup
 		for side, ts := range []*testServer{ta, tb} {
 			wg.Go(func() {
 				<-start
-				codes[side], _ = ts.seat("POST", "/api/games/"+g.ID+"/actions", tokens[side], `{"action": "resign", "ply": 0}`, nil)
+				codes[side], _ = ts.seat("POST", "/api/games/"+g.ID+"/actions", tokens[side], `{"action": "resign", "ply": 2}`, nil)
 			})
 		}
 		close(start)
@@ -369,7 +390,7 @@ func TestInstancesRateOnce(t *testing.T) {
 		}
 		var v gameView
 		if code, raw := tb.do("GET", "/api/games/"+g.ID, "", &v); code != 200 || v.RatingChange == nil ||
-			v.RatingChange.South.Diff != -v.RatingChange.North.Diff || v.RatingChange.South.Diff == 0 {
+			v.RatingChange.South.Diff*v.RatingChange.North.Diff >= 0 {
 			t.Fatalf("round %d: %d %s", round, code, raw)
 		}
 	}
@@ -387,17 +408,17 @@ func TestInstancesRateOnce(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, name := range []string{"amina", "baraka"} {
+	for name, want := range map[string]int{"amina": rounds + 1, "baraka": 1, "p0": 1, "p7": 1} {
 		acc, err := st.AccountByKey(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		list, err := st.PlayerRatings(ctx, acc.ID)
-		if err != nil || len(list) != 1 || list[0].Games != rounds+1 {
-			t.Errorf("%s: %+v, %v; want %d games", name, list, err, rounds+1)
+		if err != nil || len(list) != 1 || list[0].Games != want {
+			t.Errorf("%s: %+v, %v; want %d games", name, list, err, want)
 		}
 		h, err := st.RatingHistory(ctx, acc.ID, "8-blitz", 100)
-		if err != nil || len(h) != rounds+1 {
+		if err != nil || len(h) != want {
 			t.Errorf("%s's history: %d changes, %v", name, len(h), err)
 		}
 	}
@@ -452,21 +473,21 @@ func TestRatedEndAfterAnInstanceStops(t *testing.T) {
 	b := startInstance(t, url)
 
 	g, tokens := ratedPair(t, st, "amina", "baraka", false)
-	// South has 3 seconds once its clock starts, after the second move.
+	// South has 3 seconds once its clock starts, after the next two moves.
 	o := *g.Online
 	o.Left[rules.South] = 3 * time.Second
-	if err := st.Update(ctx, g.ID, game.Change{Rev: o.Rev, Result: "*", Online: &o}); err != nil {
+	if err := st.Update(ctx, g.ID, game.Change{Ply: 2, From: 2, Rev: o.Rev, Result: "*", Online: &o}); err != nil {
 		t.Fatal(err)
 	}
 	ta := &testServer{t: t, srv: srvA}
-	for ply, side := range []rules.Side{rules.South, rules.North} {
+	for _, side := range []rules.Side{rules.South, rules.North} {
 		var v gameView
 		if code, raw := ta.do("GET", "/api/games/"+g.ID, "", &v); code != 200 || len(v.LegalMoves) == 0 {
 			t.Fatalf("view: %d %s", code, raw)
 		}
 		if code, raw := ta.seat("POST", "/api/games/"+g.ID+"/moves", tokens[side],
-			fmt.Sprintf(`{"move": %q, "ply": %d}`, v.LegalMoves[0], ply), nil); code != 200 {
-			t.Fatalf("move %d: %d %s", ply, code, raw)
+			fmt.Sprintf(`{"move": %q, "ply": %d}`, v.LegalMoves[0], len(v.Moves)), nil); code != 200 {
+			t.Fatalf("move %d: %d %s", len(v.Moves), code, raw)
 		}
 	}
 	// A stops before South's flag falls.

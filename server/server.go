@@ -27,6 +27,7 @@ import (
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/clock"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -76,8 +77,9 @@ type Server struct {
 
 	tb *egtb.Library // nil without endgame databases
 
-	accounts *accounts // the accounts' routes (accounts.go)
-	lobby    *lobby    // the lobby's connections and work (lobby*.go)
+	accounts *accounts    // the accounts' routes (accounts.go)
+	lobby    *lobby.Lobby // the lobby (package lobby; its routes in lobby.go)
+	lobbyHub lobbyHub     // the lobby's connections here (lobbylive.go)
 
 	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
 }
@@ -116,6 +118,7 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("GET /api/tablebases", s.tablebaseStatus)
 	s.mux.HandleFunc("POST /api/records/parse", s.limited(records, s.parseRecord))
 	s.accountRoutes(o.Accounts)
+	s.lobby = s.newLobby()
 	s.lobbyRoutes()
 	s.ratingRoutes()
 	s.metrics = newMetrics(o.Metrics, s)
@@ -284,7 +287,7 @@ func (s *Server) background(ctx context.Context) {
 // made again on request. Started or not, no review starts afterwards.
 func (s *Server) Close() {
 	s.reviews.wait()
-	s.lobby.wg.Wait()
+	s.lobbyHub.wg.Wait()
 	s.fitting.Wait()
 	if s.done != nil {
 		<-s.done

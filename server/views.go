@@ -15,10 +15,11 @@ import (
 type gameView struct {
 	api.Game
 
-	// Rated (shown when true), and for an online game in which an
-	// account holds a seat its players with their ratings and, once rated
-	// and ended, the game's change of them (ratings.go).
-	Rated        bool              `json:"rated,omitempty"`
+	// Rated, for an online game in which an account holds a seat or
+	// that is rated, whether it is (false once it ended casual or
+	// aborted); its players with their ratings and, once rated and ended,
+	// the game's change of them (ratings.go).
+	Rated        *bool             `json:"rated,omitempty"`
 	Players      *playersView      `json:"players,omitempty"`
 	RatingChange *ratingChangeView `json:"rating_change,omitempty"`
 }

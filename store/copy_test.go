@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/lobby/seek"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -86,10 +87,13 @@ func fillAccounts(t *testing.T, s Store) {
 	check(s.AnonymiseAccount(ctx, gone.ID))
 	check(s.PutChallenge(ctx, "challenge", "{}", now().Add(5*time.Minute)))
 	// Amina blocks Baraka, and reports the game she plays.
-	check(s.Block(ctx, amina.ID, baraka.ID, 10))
+	_, err := s.Block(ctx, amina.ID, baraka.ID, 10, nil)
+	check(err)
+	// Amina is in the lobby.
+	check(s.TouchLobby(ctx, []string{amina.ID}, now()))
 	playing, err := s.GameByInvite(ctx, "inv-playing")
 	check(err)
-	check(s.AddReport(ctx, &Report{GameID: playing.ID, By: Player{ID: amina.ID}, Reason: "abuse", Text: "rude words"}))
+	check(s.AddReport(ctx, &seek.Report{GameID: playing.ID, By: seek.Player{ID: amina.ID}, Reason: "abuse", Text: "rude words"}))
 }
 
 // sameAccounts checks that b holds the accounts of a, as the account
@@ -106,7 +110,7 @@ func sameAccounts(t *testing.T, a, b Store) {
 		t.Fatal(err)
 	}
 	if len(ra.Accounts) != 3 || len(ra.Credentials) != 3 || len(ra.Sessions) != 1 || len(ra.Seats) != 1 ||
-		len(ra.Blocks) != 1 || len(ra.Reports) != 1 {
+		len(ra.Blocks) != 1 || len(ra.Reports) != 1 || len(ra.Presence) != 1 {
 		t.Fatalf("the source holds %+v", ra)
 	}
 	if d := diffAccounts(ra, rb); d != "" {

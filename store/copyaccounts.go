@@ -7,10 +7,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/endodoi/endodoi/lobby/seek"
 )
 
 // accountRows are the accounts of a store with their credentials,
-// sessions, seats, blocks and reports, as stored. The pending challenges
+// sessions, seats, blocks, reports and when they were last in the lobby,
+// as stored. The pending challenges
 // of passkey ceremonies are not among them: they last minutes, and a copy
 // is made with the server stopped. Nor are the lobby's open seeks and
 // challenges, which their players post again.
@@ -20,7 +23,14 @@ type accountRows struct {
 	Sessions    []Session
 	Seats       []seatOwner
 	Blocks      []blockRow
-	Reports     []Report // By.ID only
+	Reports     []seek.Report // By.ID only
+	Presence    []presenceRow
+}
+
+// presenceRow is when an account was last seen in the lobby.
+type presenceRow struct {
+	AccountID string
+	Seen      time.Time
 }
 
 // blockRow is one account's block of another.
@@ -86,10 +96,18 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 		}); err != nil {
 			return err
 		}
-		return eachRow(ctx, q, `SELECT id, game_id, account_id, reason, text, created FROM reports`, func(r row) error {
-			var rp Report
+		if err := eachRow(ctx, q, `SELECT id, game_id, account_id, reason, text, created FROM reports`, func(r row) error {
+			var rp seek.Report
 			err := r.Scan(&rp.ID, &rp.GameID, &rp.By.ID, &rp.Reason, &rp.Text, timeCol{&rp.Created})
 			ar.Reports = append(ar.Reports, rp)
+			return err
+		}); err != nil || c.version < presenceVersion {
+			return err
+		}
+		return eachRow(ctx, q, `SELECT account_id, seen FROM lobby_presence`, func(r row) error {
+			var p presenceRow
+			err := r.Scan(&p.AccountID, timeCol{&p.Seen})
+			ar.Presence = append(ar.Presence, p)
 			return err
 		})
 	})
@@ -103,7 +121,8 @@ func (c *core) accountRows(ctx context.Context) (accountRows, error) {
 	slices.SortFunc(ar.Blocks, func(a, b blockRow) int {
 		return cmp.Or(strings.Compare(a.AccountID, b.AccountID), strings.Compare(a.BlockedID, b.BlockedID))
 	})
-	slices.SortFunc(ar.Reports, func(a, b Report) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(ar.Reports, func(a, b seek.Report) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(ar.Presence, func(a, b presenceRow) int { return strings.Compare(a.AccountID, b.AccountID) })
 	return ar, nil
 }
 
@@ -166,12 +185,21 @@ func (c *core) restoreAccounts(ctx context.Context, ar accountRows) error {
 	}); err != nil {
 		return err
 	}
-	return insert(len(ar.Reports), func(t *tx, i int) error {
+	if err := insert(len(ar.Reports), func(t *tx, i int) error {
 		r := ar.Reports[i]
 		_, err := t.exec(`INSERT INTO reports (id, game_id, account_id, reason, text, created) VALUES (?, ?, ?, ?, ?, ?)`,
 			r.ID, r.GameID, r.By.ID, r.Reason, r.Text, r.Created)
 		if err != nil {
 			return fmt.Errorf("a report of account %s: %w", r.By.ID, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return insert(len(ar.Presence), func(t *tx, i int) error {
+		p := ar.Presence[i]
+		if _, err := t.exec(`INSERT INTO lobby_presence (account_id, seen) VALUES (?, ?)`, p.AccountID, p.Seen); err != nil {
+			return fmt.Errorf("the lobby presence of account %s: %w", p.AccountID, err)
 		}
 		return nil
 	})
@@ -183,10 +211,10 @@ func (c *core) restoreAccounts(ctx context.Context, ar accountRows) error {
 func diffAccounts(a, b accountRows) string {
 	if len(a.Accounts) != len(b.Accounts) || len(a.Credentials) != len(b.Credentials) ||
 		len(a.Sessions) != len(b.Sessions) || len(a.Seats) != len(b.Seats) ||
-		len(a.Blocks) != len(b.Blocks) || len(a.Reports) != len(b.Reports) {
-		return fmt.Sprintf("the copy holds %d accounts, %d credentials, %d sessions, %d seats of accounts, %d blocks and %d reports; the source %d, %d, %d, %d, %d and %d",
-			len(b.Accounts), len(b.Credentials), len(b.Sessions), len(b.Seats), len(b.Blocks), len(b.Reports),
-			len(a.Accounts), len(a.Credentials), len(a.Sessions), len(a.Seats), len(a.Blocks), len(a.Reports))
+		len(a.Blocks) != len(b.Blocks) || len(a.Reports) != len(b.Reports) || len(a.Presence) != len(b.Presence) {
+		return fmt.Sprintf("the copy holds %d accounts, %d credentials, %d sessions, %d seats of accounts, %d blocks, %d reports and %d in the lobby; the source %d, %d, %d, %d, %d, %d and %d",
+			len(b.Accounts), len(b.Credentials), len(b.Sessions), len(b.Seats), len(b.Blocks), len(b.Reports), len(b.Presence),
+			len(a.Accounts), len(a.Credentials), len(a.Sessions), len(a.Seats), len(a.Blocks), len(a.Reports), len(a.Presence))
 	}
 	for i, x := range a.Accounts {
 		y := b.Accounts[i]
@@ -263,6 +291,15 @@ func diffAccounts(a, b accountRows) string {
 		d.time("created", x.Created, y.Created)
 		if d.first != "" {
 			return fmt.Sprintf("report %s: %s", x.ID, d.first)
+		}
+	}
+	for i, x := range a.Presence {
+		y := b.Presence[i]
+		var d differ
+		d.str("account", x.AccountID, y.AccountID)
+		d.time("seen", x.Seen, y.Seen)
+		if d.first != "" {
+			return fmt.Sprintf("the lobby presence of account %s: %s", x.AccountID, d.first)
 		}
 	}
 	return ""

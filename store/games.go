@@ -41,6 +41,7 @@ type core struct {
 	version  int
 	keyCol   string // the games' import key, or NULL before version 2
 	ratedCol string // the games' rated flag, or false before version 7
+	catCol   string // the games' rating category, or '' before version 7
 	online   string // the online table, or an empty one before version 3
 }
 
@@ -51,12 +52,13 @@ const emptyOnline = `(SELECT NULL AS game_id, '' AS invite, '' AS south_seat, ''
 	'' AS draw_offer, '' AS takeback_offer, '' AS rematch_offer, '' AS next_game, 0 AS rev WHERE 0)`
 
 func newCore(eng engine, d *dialect, pool runner, version int) core {
-	c := core{eng: eng, d: d, pool: pool, version: version, keyCol: "g.import_key", online: "online", ratedCol: "g.rated"}
+	c := core{eng: eng, d: d, pool: pool, version: version, keyCol: "g.import_key", online: "online", ratedCol: "g.rated",
+		catCol: "g.category"}
 	if version < 2 {
 		c.keyCol = "NULL"
 	}
 	if version < ratingsVersion {
-		c.ratedCol = "false"
+		c.ratedCol, c.catCol = "false", "''"
 	}
 	if version < 3 {
 		c.online = emptyOnline
@@ -144,7 +146,7 @@ func (c *core) Truncate(ctx context.Context, id string, had, ply int, result str
 // game not online, and online says which.
 func (c *core) gameQuery(where string) string {
 	return `SELECT g.id, g.created, g.updated, g.south, g.north, g.start, g.variant, g.max_laps,
-	g.computer_side, g.computer_level, g.series_id, g.result, g.moves, ` + c.keyCol + `, ` + c.ratedCol + `,
+	g.computer_side, g.computer_level, g.series_id, g.result, g.moves, ` + c.keyCol + `, ` + c.ratedCol + `, ` + c.catCol + `,
 	COALESCE((SELECT string_agg(m.move, ' ' ORDER BY m.ply) FROM moves m WHERE m.game_id = g.id), ''),
 	o.game_id IS NOT NULL, COALESCE(o.invite, ''), COALESCE(o.south_seat, ''), COALESCE(o.north_seat, ''),
 	COALESCE(o.clock_ms, 0), COALESCE(o.increment_ms, 0), COALESCE(o.per_move, false), COALESCE(o.south_ms, 0),
@@ -163,7 +165,7 @@ func (c *core) game(ctx context.Context, where string, arg any) (*game.Game, err
 	var o game.Online
 	var clock, inc, south, north int64
 	err := c.pool.queryRow(ctx, c.gameQuery(where), arg).Scan(&g.ID, timeCol{&g.Created}, timeCol{&g.Updated},
-		&g.South, &g.North, &start, &variant, &maxLaps, &side, &level, &series, &g.Result, &n, &key, &g.Rated, &moves,
+		&g.South, &g.North, &start, &variant, &maxLaps, &side, &level, &series, &g.Result, &n, &key, &g.Rated, &g.Category, &moves,
 		&online, &o.Invite, &o.Seats[rules.South], &o.Seats[rules.North], &clock, &inc, &o.Clock.PerMove, &south,
 		&north, timeCol{&o.TurnStart}, &o.End, &o.DrawOffer, &o.TakebackOffer, &o.RematchOffer, &o.Next, &o.Rev)
 	if err != nil {

@@ -12,20 +12,27 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/lobby/seek"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// lobbyVersion is the schema version that has the lobby.
-const lobbyVersion = 6
+// lobbyVersion is the schema version that has the lobby; presenceVersion
+// the one that records who is in it.
+const (
+	lobbyVersion    = 6
+	presenceVersion = 10
+)
 
 // errNoLobby answers the lobby's calls on a database older than it.
 var errNoLobby = fmt.Errorf("this database has no lobby (schema version under %d): %w", lobbyVersion, ErrNotFound)
 
-// ErrLimit is the answer of a change that would take an account past one
-// of the limits its caller set (open seeks, pending challenges, blocks).
-// It is an answer about the data: it wraps ErrConflict.
-var ErrLimit = fmt.Errorf("limit reached: %w", ErrConflict)
+// ErrLimit and ErrBlocked are the lobby's (package seek): a change would
+// take an account past one of the limits its caller set; one of two
+// players blocks the other. Both wrap ErrConflict.
+var (
+	ErrLimit   = seek.ErrLimit
+	ErrBlocked = seek.ErrBlocked
+)
 
 // AccountBot is the kind of a bot's account; a person's is "".
 const AccountBot = "bot"
@@ -34,68 +41,8 @@ const AccountBot = "bot"
 // token's hash, its Data empty.
 const CredentialBot = "bot"
 
-// Player is an account as the lobby shows it.
-type Player struct {
-	ID, Name string
-	Bot      bool
-}
-
-// Seek is an open seek, or a place in a quick-pairing pool (Pool != "").
-type Seek struct {
-	ID        string
-	Owner     Player // Owner.ID is set by the caller; the reads fill the rest
-	Pool      string
-	Holes     int
-	Seeds     int
-	Variant   rules.Variant
-	Clock     game.Clock
-	Rated     bool
-	MinRating int // 0: no bound
-	MaxRating int
-	Created   time.Time
-	Seen      time.Time // when its owner last held a lobby connection
-}
-
-// LobbyChallenge is a challenge to a named player.
-type LobbyChallenge struct {
-	ID       string
-	From, To Player // their IDs are set by the caller; the reads fill the rest
-	Holes    int
-	Seeds    int
-	Variant  rules.Variant
-	Clock    game.Clock
-	Rated    bool
-	Side     string // the challenger's: "s", "n" or "random"
-	Created  time.Time
-	Expires  time.Time
-}
-
-// Report is a player's report of a game.
-type Report struct {
-	ID      string
-	GameID  string
-	By      Player // By.ID is set by the caller
-	Reason  string
-	Text    string
-	Created time.Time
-}
-
-// Pairing is a game made in the lobby: the game, its seats' owners, and
-// what it takes away, all stored in one transaction or none. Of two
-// pairings that take the same seek, place or challenge, one is stored and
-// the other is ErrConflict.
-type Pairing struct {
-	Game   *game.Game // an online game whose two seats are set
-	Owners [2]string  // the accounts of the seats, by rules.Side
-	// Seeks are the seeks and pool places taken; Challenge the challenge
-	// accepted, or "".
-	Seeks     []string
-	Challenge string
-	// Notice is told to the instances sharing the store at commit.
-	Notice string
-}
-
-// Lobby is the store's lobby (lobby.go).
+// Lobby is the store's lobby (lobby.go): the rows of package lobby,
+// which declares what it needs of them.
 type Lobby interface {
 	// CreateBot stores a bot's account a with the hash of its token.
 	CreateBot(ctx context.Context, a *Account, tokenHash string) error
@@ -105,63 +52,82 @@ type Lobby interface {
 	// SeatOwners returns the accounts that own the seats given (token
 	// hashes), by seat; seats without an owner are left out.
 	SeatOwners(ctx context.Context, seats []string) (map[string]string, error)
+	// LobbyPlayer returns the active account whose name key is key, as
+	// the lobby shows it (ErrNotFound if none).
+	LobbyPlayer(ctx context.Context, key string) (seek.Player, error)
 
-	// AddSeek stores s, setting its ID and Created unless set and its
-	// Seen, unless its
-	// owner has maxOpen open seeks already (pool places are not counted)
-	// or a place in the same pool (ErrLimit, ErrExists), or is not an
-	// active account (ErrNotFound).
-	AddSeek(ctx context.Context, s *Seek, maxOpen int, notice string) error
+	// AddSeek stores s, setting its Seen to its Created, unless its owner
+	// has maxOpen open seeks already (pool places are not counted) or a
+	// place in the same pool (ErrLimit, ErrExists), or is not an active
+	// account (ErrNotFound).
+	AddSeek(ctx context.Context, s *seek.Seek, maxOpen int, notice string) error
 	// DeleteSeek removes seek id of account accountID ("" for any).
 	DeleteSeek(ctx context.Context, id, accountID, notice string) error
-	// Seek returns seek id; Seeks every seek and pool place, oldest first.
-	Seek(ctx context.Context, id string) (*Seek, error)
-	Seeks(ctx context.Context) ([]Seek, error)
-	// TouchSeeks records that the accounts given hold lobby connections
-	// at at.
-	TouchSeeks(ctx context.Context, accountIDs []string, at time.Time) error
+	// Seek returns seek id; Seeks every seek and pool place of an active
+	// account, oldest first.
+	Seek(ctx context.Context, id string) (*seek.Seek, error)
+	Seeks(ctx context.Context) ([]seek.Seek, error)
+	// TouchLobby records that the accounts given hold lobby connections
+	// at at: their seeks and places are seen, and they are present.
+	TouchLobby(ctx context.Context, accountIDs []string, at time.Time) error
 	// ExpireSeeks removes and returns the real-time seeks and pool places
 	// (not correspondence) last seen before before.
-	ExpireSeeks(ctx context.Context, before time.Time) ([]Seek, error)
+	ExpireSeeks(ctx context.Context, before time.Time) ([]seek.Seek, error)
+	// LobbyPlayers returns the active bots, and the other active accounts
+	// present since since, at most limit of each, by name.
+	LobbyPlayers(ctx context.Context, since time.Time, limit int) ([]seek.Present, error)
+	// ForgetPresence forgets the accounts last present before before.
+	ForgetPresence(ctx context.Context, before time.Time) error
 
-	// AddChallenge stores c, setting its ID and Created unless set,
-	// unless its
-	// target has maxIncoming pending challenges or its sender maxOutgoing
-	// (ErrLimit), or one of them blocks the other (ErrBlocked).
-	AddChallenge(ctx context.Context, c *LobbyChallenge, maxIncoming, maxOutgoing int, notice string) error
+	// AddChallenge stores c unless its target, its sender or the two
+	// together are at their limits (ErrLimit), or one of them blocks the
+	// other (ErrBlocked), or either is not an active account
+	// (ErrNotFound).
+	AddChallenge(ctx context.Context, c *seek.Challenge, limits seek.ChallengeLimits, notice string) error
 	// LobbyChallenge returns challenge id.
-	LobbyChallenge(ctx context.Context, id string) (*LobbyChallenge, error)
-	// LobbyChallenges returns the challenges to and from account id,
-	// oldest first.
-	LobbyChallenges(ctx context.Context, accountID string) (incoming, outgoing []LobbyChallenge, err error)
+	LobbyChallenge(ctx context.Context, id string) (*seek.Challenge, error)
+	// LobbyChallenges returns the challenges to and from account id
+	// between active accounts, oldest first.
+	LobbyChallenges(ctx context.Context, accountID string) (incoming, outgoing []seek.Challenge, err error)
 	// DeleteChallenge removes challenge id (ErrNotFound if gone).
 	DeleteChallenge(ctx context.Context, id, notice string) error
+	// DeleteChallengesTo removes and returns every challenge to account
+	// accountID; the transaction sends the notice of what it removed.
+	DeleteChallengesTo(ctx context.Context, accountID string, notice func([]seek.Challenge) string) ([]seek.Challenge, error)
 	// ExpireChallenges removes and returns the challenges expired at now.
-	ExpireChallenges(ctx context.Context, now time.Time) ([]LobbyChallenge, error)
+	ExpireChallenges(ctx context.Context, now time.Time) ([]seek.Challenge, error)
 
-	// Pair stores p (see Pairing) and sets the game's Created and
+	// Withdraw removes and returns what account accountID has open in the
+	// lobby: its seeks and pool places, the challenges it sent and was
+	// sent, and when blocks, the blocks it made and those of it; the
+	// transaction sends the notice of what it removed. InactiveInLobby
+	// returns the accounts not active that have something open there.
+	Withdraw(ctx context.Context, accountID string, blocks bool, notice func(seek.Withdrawn) string) (seek.Withdrawn, error)
+	InactiveInLobby(ctx context.Context) ([]string, error)
+
+	// Pair stores p (see seek.Pairing) and sets the game's Created and
 	// Updated, and its ID unless set.
-	Pair(ctx context.Context, p *Pairing) error
+	Pair(ctx context.Context, p *seek.Pairing) error
 
 	// Block makes account accountID block blocked, unless it blocks max
-	// players already (ErrLimit); Unblock undoes it; Blocks lists whom
-	// accountID blocks, by name; Blocked reports whether either of a and
-	// b blocks the other.
-	Block(ctx context.Context, accountID, blocked string, max int) error
+	// players already (ErrLimit), and removes and returns the challenges
+	// between the two, whose notice the transaction sends. Unblock
+	// undoes a block; Blocks lists whom accountID blocks, by name;
+	// Blocked reports whether either of a and b blocks the other;
+	// BlockedWith returns the accounts that accountID blocks or is
+	// blocked by.
+	Block(ctx context.Context, accountID, blocked string, max int, notice func([]seek.Challenge) string) ([]seek.Challenge, error)
 	Unblock(ctx context.Context, accountID, blocked string) error
-	Blocks(ctx context.Context, accountID string) ([]Player, error)
+	Blocks(ctx context.Context, accountID string) ([]seek.Player, error)
 	Blocked(ctx context.Context, a, b string) (bool, error)
+	BlockedWith(ctx context.Context, accountID string) ([]string, error)
 
 	// AddReport stores r, setting its ID and Created; a second report of
 	// one game by one account is ErrExists. Reports lists the latest
 	// reports, newest first.
-	AddReport(ctx context.Context, r *Report) error
-	Reports(ctx context.Context, limit int) ([]Report, error)
+	AddReport(ctx context.Context, r *seek.Report) error
+	Reports(ctx context.Context, limit int) ([]seek.Report, error)
 }
-
-// ErrBlocked: one of two players blocks the other. It is an answer about
-// the data: it wraps ErrConflict.
-var ErrBlocked = fmt.Errorf("one of the players blocks the other: %w", ErrConflict)
 
 func (c *core) lobbyReady() error {
 	if c.version < lobbyVersion {
@@ -221,8 +187,8 @@ func (c *core) SeatOwners(ctx context.Context, seats []string) (map[string]strin
 const seekCols = `s.id, s.account_id, a.name, a.kind, s.pool, s.holes, s.seeds, s.variant, s.clock_ms, s.increment_ms,
 	s.per_move, s.rated, s.min_rating, s.max_rating, s.created, s.seen`
 
-func scanSeek(r row) (Seek, error) {
-	var s Seek
+func scanSeek(r row) (seek.Seek, error) {
+	var s seek.Seek
 	var kind, variant string
 	var clock, inc int64
 	err := r.Scan(&s.ID, &s.Owner.ID, &s.Owner.Name, &kind, &s.Pool, &s.Holes, &s.Seeds, &variant, &clock, &inc,
@@ -238,7 +204,7 @@ func scanSeek(r row) (Seek, error) {
 	return s, nil
 }
 
-func (c *core) AddSeek(ctx context.Context, s *Seek, maxOpen int, notice string) error {
+func (c *core) AddSeek(ctx context.Context, s *seek.Seek, maxOpen int, notice string) error {
 	if err := c.lobbyReady(); err != nil {
 		return err
 	}
@@ -296,7 +262,7 @@ func (c *core) DeleteSeek(ctx context.Context, id, accountID, notice string) err
 	})
 }
 
-func (c *core) Seek(ctx context.Context, id string) (*Seek, error) {
+func (c *core) Seek(ctx context.Context, id string) (*seek.Seek, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
@@ -311,7 +277,7 @@ func (c *core) Seek(ctx context.Context, id string) (*Seek, error) {
 	return &s, nil
 }
 
-func (c *core) Seeks(ctx context.Context) ([]Seek, error) {
+func (c *core) Seeks(ctx context.Context) ([]seek.Seek, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
@@ -321,11 +287,11 @@ func (c *core) Seeks(ctx context.Context) ([]Seek, error) {
 		WHERE a.status = '' ORDER BY s.created, s.id`))
 }
 
-func readSeeks(rs rows, err error) ([]Seek, error) {
+func readSeeks(rs rows, err error) ([]seek.Seek, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the seeks: %w", err)
 	}
-	var out []Seek
+	var out []seek.Seek
 	for rs.Next() {
 		s, err := scanSeek(rs)
 		if err != nil {
@@ -340,17 +306,94 @@ func readSeeks(rs rows, err error) ([]Seek, error) {
 	return out, nil
 }
 
-func (c *core) TouchSeeks(ctx context.Context, accountIDs []string, at time.Time) error {
+func (c *core) TouchLobby(ctx context.Context, accountIDs []string, at time.Time) error {
 	if err := c.lobbyReady(); err != nil || len(accountIDs) == 0 {
 		return err
 	}
 	return c.eng.write(ctx, "recording who is in the lobby", true, func(t *tx) error {
-		_, err := t.exec(`UPDATE seeks SET seen = ? WHERE account_id IN (SELECT l.v FROM {list text} AS l)`, at, accountIDs)
+		if _, err := t.exec(`UPDATE seeks SET seen = ? WHERE account_id IN (SELECT l.v FROM {list text} AS l)`, at, accountIDs); err != nil {
+			return err
+		}
+		if c.version < presenceVersion {
+			return nil
+		}
+		// (SQLite reads an upsert's SELECT only with a WHERE.)
+		_, err := t.exec(`INSERT INTO lobby_presence (account_id, seen) SELECT l.v, ? FROM {list text} AS l WHERE true
+			ON CONFLICT (account_id) DO UPDATE SET seen = excluded.seen`, at, accountIDs)
 		return err
 	})
 }
 
-func (c *core) ExpireSeeks(ctx context.Context, before time.Time) ([]Seek, error) {
+func (c *core) LobbyPlayers(ctx context.Context, since time.Time, limit int) ([]seek.Present, error) {
+	if err := c.lobbyReady(); err != nil {
+		return nil, err
+	}
+	var out []seek.Present
+	read := func(query string, args ...any) error {
+		rs, err := c.pool.query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			var p seek.Present
+			var kind string
+			if err := rs.Scan(&p.ID, &p.Name, &kind, &p.Online); err != nil {
+				rs.Close()
+				return err
+			}
+			p.Bot = kind == AccountBot
+			out = append(out, p)
+		}
+		return closeRows(rs)
+	}
+	present := `false`
+	if c.version >= presenceVersion {
+		present = `EXISTS (SELECT 1 FROM lobby_presence p WHERE p.account_id = a.id AND p.seen >= ?)`
+	}
+	// The bots by the index of bots (its condition is written out, for
+	// SQLite to use it), then the people present by the index of times.
+	args := []any{limit}
+	if c.version >= presenceVersion {
+		args = []any{since, limit}
+	}
+	if err := read(`SELECT a.id, a.name, a.kind, `+present+` FROM accounts a
+		WHERE a.kind = 'bot' AND a.status = '' ORDER BY a.name_key LIMIT ?`, args...); err != nil {
+		return nil, fmt.Errorf("reading the bots: %w", err)
+	}
+	if c.version >= presenceVersion {
+		if err := read(`SELECT a.id, a.name, a.kind, true FROM lobby_presence p JOIN accounts a ON a.id = p.account_id
+			WHERE p.seen >= ? AND a.kind != 'bot' AND a.status = '' ORDER BY a.name_key LIMIT ?`, since, limit); err != nil {
+			return nil, fmt.Errorf("reading who is in the lobby: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (c *core) ForgetPresence(ctx context.Context, before time.Time) error {
+	if c.version < presenceVersion {
+		return nil
+	}
+	return c.eng.write(ctx, "forgetting who was in the lobby", true, func(t *tx) error {
+		_, err := t.exec(`DELETE FROM lobby_presence WHERE seen < ?`, before)
+		return err
+	})
+}
+
+func (c *core) LobbyPlayer(ctx context.Context, key string) (seek.Player, error) {
+	var p seek.Player
+	var kind string
+	err := c.pool.queryRow(ctx, `SELECT id, name, kind FROM accounts WHERE name_key = ? AND status = ''`, key).Scan(&p.ID, &p.Name, &kind)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, fmt.Errorf("player %q: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return p, fmt.Errorf("reading player %q: %w", key, err)
+	}
+	p.Bot = kind == AccountBot
+	return p, nil
+}
+
+func (c *core) ExpireSeeks(ctx context.Context, before time.Time) ([]seek.Seek, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
@@ -364,7 +407,7 @@ func (c *core) ExpireSeeks(ctx context.Context, before time.Time) ([]Seek, error
 		// A seek seen again or taken meanwhile stays out.
 		gone, err := ids(t.q.query(t.ctx, `DELETE FROM seeks WHERE id IN (SELECT l.v FROM {list text} AS l) AND seen < ?
 			RETURNING id`, seekIDs(out), before))
-		out = keepIDs(out, gone, func(s Seek) string { return s.ID })
+		out = keepIDs(out, gone, func(s seek.Seek) string { return s.ID })
 		return err
 	})
 	if err != nil {
@@ -373,7 +416,7 @@ func (c *core) ExpireSeeks(ctx context.Context, before time.Time) ([]Seek, error
 	return out, nil
 }
 
-func seekIDs(list []Seek) []string {
+func seekIDs(list []seek.Seek) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
 		out[i] = s.ID
@@ -401,8 +444,8 @@ const challengeCols = `c.id, c.from_id, f.name, f.kind, c.to_id, tt.name, tt.kin
 
 const challengeFrom = ` FROM lobby_challenges c JOIN accounts f ON f.id = c.from_id JOIN accounts tt ON tt.id = c.to_id `
 
-func scanChallenge(r row) (LobbyChallenge, error) {
-	var c LobbyChallenge
+func scanChallenge(r row) (seek.Challenge, error) {
+	var c seek.Challenge
 	var fk, tk, variant string
 	var clock, inc int64
 	err := r.Scan(&c.ID, &c.From.ID, &c.From.Name, &fk, &c.To.ID, &c.To.Name, &tk, &c.Holes, &c.Seeds, &variant,
@@ -418,11 +461,11 @@ func scanChallenge(r row) (LobbyChallenge, error) {
 	return c, nil
 }
 
-func readChallenges(rs rows, err error) ([]LobbyChallenge, error) {
+func readChallenges(rs rows, err error) ([]seek.Challenge, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading challenges: %w", err)
 	}
-	var out []LobbyChallenge
+	var out []seek.Challenge
 	for rs.Next() {
 		c, err := scanChallenge(rs)
 		if err != nil {
@@ -445,7 +488,7 @@ func (t *tx) blocked(a, b string) (bool, error) {
 	return n > 0, err
 }
 
-func (c *core) AddChallenge(ctx context.Context, ch *LobbyChallenge, maxIncoming, maxOutgoing int, notice string) error {
+func (c *core) AddChallenge(ctx context.Context, ch *seek.Challenge, limits seek.ChallengeLimits, notice string) error {
 	if err := c.lobbyReady(); err != nil {
 		return err
 	}
@@ -473,20 +516,30 @@ func (c *core) AddChallenge(ctx context.Context, ch *LobbyChallenge, maxIncoming
 		} else if b {
 			return ErrBlocked
 		}
-		var in, out int
-		if err := t.q.queryRow(t.ctx, `SELECT COUNT(*) FROM lobby_challenges WHERE to_id = ? AND expires > ?`,
-			ch.To.ID, ch.Created).Scan(&in); err != nil {
+		// The target's count is of what they see and may answer: the
+		// challenges of active accounts, not expired.
+		var in, out, pair int
+		if err := t.q.queryRow(t.ctx, `SELECT COUNT(*) FROM lobby_challenges c JOIN accounts f ON f.id = c.from_id
+			WHERE c.to_id = ? AND c.expires > ? AND f.status = ''`, ch.To.ID, ch.Created).Scan(&in); err != nil {
 			return err
 		}
-		if in >= maxIncoming {
-			return fmt.Errorf("this player has %d challenges waiting, the most they may have: %w", in, ErrLimit)
+		if in >= limits.Incoming {
+			return fmt.Errorf("%s has %d challenges waiting, the most one may have: %w", ch.To.Name, in, ErrLimit)
 		}
 		if err := t.q.queryRow(t.ctx, `SELECT COUNT(*) FROM lobby_challenges WHERE from_id = ? AND expires > ?`,
 			ch.From.ID, ch.Created).Scan(&out); err != nil {
 			return err
 		}
-		if out >= maxOutgoing {
+		if out >= limits.Outgoing {
 			return fmt.Errorf("you have %d challenges waiting for an answer, the most one may have: %w", out, ErrLimit)
+		}
+		if err := t.q.queryRow(t.ctx, `SELECT COUNT(*) FROM lobby_challenges WHERE from_id = ? AND to_id = ? AND expires > ?`,
+			ch.From.ID, ch.To.ID, ch.Created).Scan(&pair); err != nil {
+			return err
+		}
+		if pair >= limits.ToOne {
+			return fmt.Errorf("you have %d challenges waiting for %s's answer, the most one may send one player: %w",
+				pair, ch.To.Name, ErrLimit)
 		}
 		if _, err := t.exec(`INSERT INTO lobby_challenges (id, from_id, to_id, holes, seeds, variant, clock_ms, increment_ms,
 			per_move, rated, side, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -498,7 +551,7 @@ func (c *core) AddChallenge(ctx context.Context, ch *LobbyChallenge, maxIncoming
 	})
 }
 
-func (c *core) LobbyChallenge(ctx context.Context, id string) (*LobbyChallenge, error) {
+func (c *core) LobbyChallenge(ctx context.Context, id string) (*seek.Challenge, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
@@ -512,7 +565,7 @@ func (c *core) LobbyChallenge(ctx context.Context, id string) (*LobbyChallenge, 
 	return &ch, nil
 }
 
-func (c *core) LobbyChallenges(ctx context.Context, accountID string) (incoming, outgoing []LobbyChallenge, err error) {
+func (c *core) LobbyChallenges(ctx context.Context, accountID string) (incoming, outgoing []seek.Challenge, err error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, nil, err
 	}
@@ -547,7 +600,7 @@ func (c *core) DeleteChallenge(ctx context.Context, id, notice string) error {
 	})
 }
 
-func (c *core) ExpireChallenges(ctx context.Context, at time.Time) ([]LobbyChallenge, error) {
+func (c *core) ExpireChallenges(ctx context.Context, at time.Time) ([]seek.Challenge, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
@@ -564,7 +617,7 @@ func (c *core) ExpireChallenges(ctx context.Context, at time.Time) ([]LobbyChall
 		// One answered meanwhile is not told as expired.
 		gone, err := ids(t.q.query(t.ctx, `DELETE FROM lobby_challenges WHERE id IN (SELECT l.v FROM {list text} AS l)
 			RETURNING id`, list))
-		out = keepIDs(out, gone, func(c LobbyChallenge) string { return c.ID })
+		out = keepIDs(out, gone, func(c seek.Challenge) string { return c.ID })
 		return err
 	})
 	if err != nil {
@@ -573,7 +626,104 @@ func (c *core) ExpireChallenges(ctx context.Context, at time.Time) ([]LobbyChall
 	return out, nil
 }
 
-func (c *core) Pair(ctx context.Context, p *Pairing) error {
+// goneChallenges reads the rows of a DELETE ... RETURNING id, from_id,
+// to_id: the challenges removed, with their players' IDs alone.
+func goneChallenges(rs rows, err error) ([]seek.Challenge, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out []seek.Challenge
+	for rs.Next() {
+		var ch seek.Challenge
+		if err := rs.Scan(&ch.ID, &ch.From.ID, &ch.To.ID); err != nil {
+			rs.Close()
+			return nil, err
+		}
+		out = append(out, ch)
+	}
+	return out, closeRows(rs)
+}
+
+func (c *core) DeleteChallengesTo(ctx context.Context, accountID string, notice func([]seek.Challenge) string) ([]seek.Challenge, error) {
+	if err := c.lobbyReady(); err != nil {
+		return nil, err
+	}
+	var out []seek.Challenge
+	err := c.eng.write(ctx, "declining challenges", false, func(t *tx) error {
+		var err error
+		out, err = goneChallenges(t.q.query(t.ctx, `DELETE FROM lobby_challenges WHERE to_id = ? RETURNING id, from_id, to_id`, accountID))
+		if err != nil || len(out) == 0 {
+			return err
+		}
+		return t.notify(notice(out))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *core) Withdraw(ctx context.Context, accountID string, blocks bool, notice func(seek.Withdrawn) string) (seek.Withdrawn, error) {
+	var w seek.Withdrawn
+	if err := c.lobbyReady(); err != nil {
+		return w, err
+	}
+	err := c.eng.write(ctx, "withdrawing from the lobby", false, func(t *tx) error {
+		w = seek.Withdrawn{}
+		rs, err := t.q.query(t.ctx, `DELETE FROM seeks WHERE account_id = ? RETURNING id, pool`, accountID)
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			sk := seek.Seek{Owner: seek.Player{ID: accountID}}
+			if err := rs.Scan(&sk.ID, &sk.Pool); err != nil {
+				rs.Close()
+				return err
+			}
+			w.Seeks = append(w.Seeks, sk)
+		}
+		if err := closeRows(rs); err != nil {
+			return err
+		}
+		if w.Challenges, err = goneChallenges(t.q.query(t.ctx, `DELETE FROM lobby_challenges WHERE from_id = ? OR to_id = ?
+			RETURNING id, from_id, to_id`, accountID, accountID)); err != nil {
+			return err
+		}
+		if c.version >= presenceVersion {
+			if _, err := t.exec(`DELETE FROM lobby_presence WHERE account_id = ?`, accountID); err != nil {
+				return err
+			}
+		}
+		if blocks {
+			if _, err := t.exec(`DELETE FROM blocks WHERE account_id = ? OR blocked_id = ?`, accountID, accountID); err != nil {
+				return err
+			}
+		}
+		if len(w.Seeks) == 0 && len(w.Challenges) == 0 {
+			return nil
+		}
+		return t.notify(notice(w))
+	})
+	if err != nil {
+		return seek.Withdrawn{}, err
+	}
+	return w, nil
+}
+
+func (c *core) InactiveInLobby(ctx context.Context) ([]string, error) {
+	if err := c.lobbyReady(); err != nil {
+		return nil, err
+	}
+	list, err := ids(c.pool.query(ctx, `SELECT s.account_id FROM seeks s JOIN accounts a ON a.id = s.account_id WHERE a.status != ''
+		UNION SELECT c.from_id FROM lobby_challenges c JOIN accounts a ON a.id = c.from_id WHERE a.status != ''
+		UNION SELECT c.to_id FROM lobby_challenges c JOIN accounts a ON a.id = c.to_id WHERE a.status != ''`))
+	if err != nil {
+		return nil, fmt.Errorf("reading the accounts gone from the lobby: %w", err)
+	}
+	return list, nil
+}
+
+func (c *core) Pair(ctx context.Context, p *seek.Pairing) error {
 	if err := c.lobbyReady(); err != nil {
 		return err
 	}
@@ -640,14 +790,16 @@ func (c *core) Pair(ctx context.Context, p *Pairing) error {
 	})
 }
 
-func (c *core) Block(ctx context.Context, accountID, blocked string, max int) error {
+func (c *core) Block(ctx context.Context, accountID, blocked string, max int, notice func([]seek.Challenge) string) ([]seek.Challenge, error) {
 	if err := c.lobbyReady(); err != nil {
-		return err
+		return nil, err
 	}
 	if accountID == blocked {
-		return fmt.Errorf("blocking oneself: %w", ErrConflict)
+		return nil, fmt.Errorf("blocking oneself: %w", ErrConflict)
 	}
-	return c.eng.write(ctx, "blocking a player", false, func(t *tx) error {
+	var gone []seek.Challenge
+	err := c.eng.write(ctx, "blocking a player", false, func(t *tx) error {
+		gone = nil
 		if err := t.activeAccount(accountID); err != nil {
 			return err
 		}
@@ -666,8 +818,18 @@ func (c *core) Block(ctx context.Context, accountID, blocked string, max int) er
 		if n > max {
 			return fmt.Errorf("%d players blocked, the most one may block: %w", n-1, ErrLimit)
 		}
-		return nil
+		// The challenges between the two go: neither may accept them now.
+		gone, err = goneChallenges(t.q.query(t.ctx, `DELETE FROM lobby_challenges WHERE from_id = ? AND to_id = ?
+			OR from_id = ? AND to_id = ? RETURNING id, from_id, to_id`, accountID, blocked, blocked, accountID))
+		if err != nil || len(gone) == 0 {
+			return err
+		}
+		return t.notify(notice(gone))
 	})
+	if err != nil {
+		return nil, err
+	}
+	return gone, nil
 }
 
 func (c *core) Unblock(ctx context.Context, accountID, blocked string) error {
@@ -683,18 +845,18 @@ func (c *core) Unblock(ctx context.Context, accountID, blocked string) error {
 	})
 }
 
-func (c *core) Blocks(ctx context.Context, accountID string) ([]Player, error) {
+func (c *core) Blocks(ctx context.Context, accountID string) ([]seek.Player, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
 	rs, err := c.pool.query(ctx, `SELECT a.id, a.name, a.kind FROM blocks b JOIN accounts a ON a.id = b.blocked_id
-		WHERE b.account_id = ? ORDER BY a.name_key`, accountID)
+		WHERE b.account_id = ? AND a.status != ? ORDER BY a.name_key`, accountID, AccountDeleted)
 	if err != nil {
 		return nil, fmt.Errorf("reading the blocks of account %s: %w", accountID, err)
 	}
-	var out []Player
+	var out []seek.Player
 	for rs.Next() {
-		var p Player
+		var p seek.Player
 		var kind string
 		if err := rs.Scan(&p.ID, &p.Name, &kind); err != nil {
 			rs.Close()
@@ -722,7 +884,19 @@ func (c *core) Blocked(ctx context.Context, a, b string) (bool, error) {
 	return n > 0, nil
 }
 
-func (c *core) AddReport(ctx context.Context, r *Report) error {
+func (c *core) BlockedWith(ctx context.Context, accountID string) ([]string, error) {
+	if err := c.lobbyReady(); err != nil {
+		return nil, err
+	}
+	list, err := ids(c.pool.query(ctx, `SELECT blocked_id FROM blocks WHERE account_id = ?
+		UNION SELECT account_id FROM blocks WHERE blocked_id = ?`, accountID, accountID))
+	if err != nil {
+		return nil, fmt.Errorf("reading the blocks of account %s: %w", accountID, err)
+	}
+	return list, nil
+}
+
+func (c *core) AddReport(ctx context.Context, r *seek.Report) error {
 	if err := c.lobbyReady(); err != nil {
 		return err
 	}
@@ -743,7 +917,7 @@ func (c *core) AddReport(ctx context.Context, r *Report) error {
 	})
 }
 
-func (c *core) Reports(ctx context.Context, limit int) ([]Report, error) {
+func (c *core) Reports(ctx context.Context, limit int) ([]seek.Report, error) {
 	if err := c.lobbyReady(); err != nil {
 		return nil, err
 	}
@@ -752,9 +926,9 @@ func (c *core) Reports(ctx context.Context, limit int) ([]Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the reports: %w", err)
 	}
-	var out []Report
+	var out []seek.Report
 	for rs.Next() {
-		var r Report
+		var r seek.Report
 		var kind string
 		if err := rs.Scan(&r.ID, &r.GameID, &r.By.ID, &r.By.Name, &kind, &r.Reason, &r.Text, timeCol{&r.Created}); err != nil {
 			rs.Close()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/lobby/seek"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -51,29 +52,30 @@ func testLobbySeeks(t *testing.T, open func() Store) {
 	if got, err := s.AccountByKey(ctx, "amina"); err != nil || got.Kind != "" {
 		t.Errorf("a person's account: %+v, %v", got, err)
 	}
-	seek := func(owner *Account, pool string, clock game.Clock) (*Seek, error) {
-		sk := &Seek{Owner: Player{ID: owner.ID}, Pool: pool, Holes: 8, Seeds: 4, Clock: clock, Rated: true, MinRating: 1200}
+	add := func(owner *Account, pool string, clock game.Clock) (*seek.Seek, error) {
+		sk := &seek.Seek{ID: newID(), Owner: seek.Player{ID: owner.ID}, Pool: pool, Holes: 8, Seeds: 4, Clock: clock, Rated: true,
+			MinRating: 1200, Created: now()}
 		return sk, s.AddSeek(ctx, sk, 2, "")
 	}
 	blitz, corr := game.Clock{Time: 3 * time.Minute, Increment: 2 * time.Second}, game.Clock{Time: 72 * time.Hour, PerMove: true}
-	s1, err := seek(amina, "", blitz)
+	s1, err := add(amina, "", blitz)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seek(amina, "", corr); err != nil {
+	if _, err := add(amina, "", corr); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seek(amina, "", blitz); !errors.Is(err, ErrLimit) || !errors.Is(err, ErrConflict) {
+	if _, err := add(amina, "", blitz); !errors.Is(err, ErrLimit) || !errors.Is(err, ErrConflict) {
 		t.Errorf("a third seek over a limit of 2: %v, want ErrLimit", err)
 	}
 	// Pool places do not count as seeks; one place a pool.
-	if _, err := seek(amina, "8-3+2", blitz); err != nil {
+	if _, err := add(amina, "8-3+2", blitz); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seek(amina, "8-3+2", blitz); !errors.Is(err, ErrExists) {
+	if _, err := add(amina, "8-3+2", blitz); !errors.Is(err, ErrExists) {
 		t.Errorf("a second place in one pool: %v, want ErrExists", err)
 	}
-	b1, err := seek(bot, "", blitz)
+	b1, err := add(bot, "", blitz)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func testLobbySeeks(t *testing.T, open func() Store) {
 	// Amina stays in the lobby, the bot leaves: its real-time seek goes,
 	// her correspondence seek never.
 	later := now().Add(time.Minute)
-	if err := s.TouchSeeks(ctx, []string{amina.ID}, later); err != nil {
+	if err := s.TouchLobby(ctx, []string{amina.ID}, later); err != nil {
 		t.Fatal(err)
 	}
 	gone, err := s.ExpireSeeks(ctx, later)
@@ -128,10 +130,13 @@ func testLobbyChallenges(t *testing.T, open func() Store) {
 	s := open()
 	a, b, c := lobbyAccount(t, s, "amina"), lobbyAccount(t, s, "baraka"), lobbyAccount(t, s, "cheku")
 	at := now()
-	challenge := func(from, to *Account, life time.Duration) (*LobbyChallenge, error) {
-		ch := &LobbyChallenge{From: Player{ID: from.ID}, To: Player{ID: to.ID}, Holes: 6, Seeds: 4,
-			Clock: game.Clock{Time: 5 * time.Minute}, Side: "random", Expires: at.Add(life)}
-		return ch, s.AddChallenge(ctx, ch, 2, 1, "")
+	made := 0
+	challenge := func(from, to *Account, life time.Duration) (*seek.Challenge, error) {
+		made++ // one a millisecond, in order
+		created := at.Add(time.Duration(made) * time.Millisecond)
+		ch := &seek.Challenge{From: seek.Player{ID: from.ID}, To: seek.Player{ID: to.ID}, Holes: 6, Seeds: 4,
+			Clock: game.Clock{Time: 5 * time.Minute}, Side: "random", Created: created, Expires: created.Add(life)}
+		return ch, s.AddChallenge(ctx, ch, seek.ChallengeLimits{Incoming: 2, Outgoing: 1, ToOne: 1}, "")
 	}
 	ab, err := challenge(a, b, time.Hour)
 	if err != nil {
@@ -147,14 +152,21 @@ func testLobbyChallenges(t *testing.T, open func() Store) {
 	if err != nil || len(in) != 2 || len(out) != 0 || in[0].ID != ab.ID || in[0].From.Name != "amina" || in[0].To.Name != "baraka" {
 		t.Fatalf("Baraka's challenges: %+v %+v %v", in, out, err)
 	}
-	if err := s.Block(ctx, b.ID, c.ID, 1); err != nil {
-		t.Fatal(err)
+	// Baraka blocks Cheku: Cheku's challenge to him goes, and is told.
+	var told []seek.Challenge
+	notice := func(list []seek.Challenge) string { told = list; return "" }
+	blocked, err := s.Block(ctx, b.ID, c.ID, 1, notice)
+	if err != nil || len(blocked) != 1 || blocked[0].From.ID != c.ID || blocked[0].To.ID != b.ID || len(told) != 1 {
+		t.Fatalf("block: %+v, told %+v, %v", blocked, told, err)
 	}
-	if err := s.Block(ctx, b.ID, a.ID, 1); !errors.Is(err, ErrLimit) {
+	if _, err := s.Block(ctx, b.ID, a.ID, 1, notice); !errors.Is(err, ErrLimit) {
 		t.Errorf("a second block over a limit of 1: %v", err)
 	}
-	if err := s.Block(ctx, b.ID, c.ID, 1); err != nil {
+	if _, err := s.Block(ctx, b.ID, c.ID, 1, notice); err != nil {
 		t.Errorf("a block again: %v", err)
+	}
+	if with, err := s.BlockedWith(ctx, c.ID); err != nil || len(with) != 1 || with[0] != b.ID {
+		t.Errorf("BlockedWith: %v, %v", with, err)
 	}
 	for _, pair := range [][2]*Account{{b, c}, {c, b}} {
 		if blocked, err := s.Blocked(ctx, pair[0].ID, pair[1].ID); err != nil || !blocked {
@@ -166,6 +178,9 @@ func testLobbyChallenges(t *testing.T, open func() Store) {
 	}
 	if list, err := s.Blocks(ctx, b.ID); err != nil || len(list) != 1 || list[0].Name != "cheku" {
 		t.Errorf("Blocks: %+v, %v", list, err)
+	}
+	if _, err := challenge(c, a, time.Second); err != nil {
+		t.Fatal(err)
 	}
 	gone, err := s.ExpireChallenges(ctx, at.Add(time.Minute))
 	if err != nil || len(gone) != 1 || gone[0].From.ID != c.ID {
@@ -187,14 +202,14 @@ func testLobbyChallenges(t *testing.T, open func() Store) {
 	if err := s.CreateGame(ctx, g); err != nil {
 		t.Fatal(err)
 	}
-	r := &Report{GameID: g.ID, By: Player{ID: a.ID}, Reason: "abuse", Text: "rude"}
+	r := &seek.Report{GameID: g.ID, By: seek.Player{ID: a.ID}, Reason: "abuse", Text: "rude"}
 	if err := s.AddReport(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddReport(ctx, &Report{GameID: g.ID, By: Player{ID: a.ID}, Reason: "other"}); !errors.Is(err, ErrExists) {
+	if err := s.AddReport(ctx, &seek.Report{GameID: g.ID, By: seek.Player{ID: a.ID}, Reason: "other"}); !errors.Is(err, ErrExists) {
 		t.Errorf("a second report: %v", err)
 	}
-	if err := s.AddReport(ctx, &Report{GameID: "0123456789abcdef", By: Player{ID: a.ID}, Reason: "other"}); !errors.Is(err, ErrNotFound) {
+	if err := s.AddReport(ctx, &seek.Report{GameID: "0123456789abcdef", By: seek.Player{ID: a.ID}, Reason: "other"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a report of no game: %v", err)
 	}
 	reps, err := open().Reports(ctx, 10)
@@ -212,7 +227,7 @@ func testLobbyPairOnce(t *testing.T, open func() Store) {
 	ctx := context.Background()
 	stores := []Store{open(), open()}
 	seeker := lobbyAccount(t, stores[0], "seeker")
-	sk := &Seek{Owner: Player{ID: seeker.ID}, Holes: 4, Seeds: 2, Clock: game.Clock{Time: time.Minute}}
+	sk := &seek.Seek{ID: newID(), Owner: seek.Player{ID: seeker.ID}, Holes: 4, Seeds: 2, Clock: game.Clock{Time: time.Minute}, Created: now()}
 	if err := stores[0].AddSeek(ctx, sk, 3, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +245,7 @@ func testLobbyPairOnce(t *testing.T, open func() Store) {
 			<-start
 			g := pairedGame(seeker, takers[i])
 			games[i] = g
-			errs[i] = stores[i%2].Pair(ctx, &Pairing{Game: g, Owners: [2]string{seeker.ID, takers[i].ID}, Seeks: []string{sk.ID}})
+			errs[i] = stores[i%2].Pair(ctx, &seek.Pairing{Game: g, Owners: [2]string{seeker.ID, takers[i].ID}, Seeks: []string{sk.ID}})
 		})
 	}
 	close(start)
@@ -263,13 +278,131 @@ func testLobbyPairOnce(t *testing.T, open func() Store) {
 	}
 	// Players who block each other are not paired.
 	a, b := takers[0], takers[1]
-	if err := stores[0].Block(ctx, b.ID, a.ID, 10); err != nil {
+	if _, err := stores[0].Block(ctx, b.ID, a.ID, 10, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := stores[1].Pair(ctx, &Pairing{Game: pairedGame(a, b), Owners: [2]string{a.ID, b.ID}}); !errors.Is(err, ErrBlocked) {
+	if err := stores[1].Pair(ctx, &seek.Pairing{Game: pairedGame(a, b), Owners: [2]string{a.ID, b.ID}}); !errors.Is(err, ErrBlocked) {
 		t.Errorf("a pairing of blocked players: %v", err)
 	}
-	if err := stores[1].Pair(ctx, &Pairing{Game: pairedGame(a, a), Owners: [2]string{a.ID, a.ID}}); !errors.Is(err, ErrConflict) {
+	if err := stores[1].Pair(ctx, &seek.Pairing{Game: pairedGame(a, a), Owners: [2]string{a.ID, a.ID}}); !errors.Is(err, ErrConflict) {
 		t.Errorf("a pairing of a player with itself: %v", err)
+	}
+}
+
+// What an account has open in the lobby is withdrawn at once, and told;
+// a player's incoming challenges are declined at once; the limits count
+// only what a player may see and answer; the lobby lists the bots and
+// the people present; the accounts no longer active that have something
+// open are found.
+func TestLobbyWithdraw(t *testing.T) { forEachStore(t, testLobbyWithdraw) }
+
+func testLobbyWithdraw(t *testing.T, open func() Store) {
+	ctx := context.Background()
+	s := open()
+	a, b, c, d := lobbyAccount(t, s, "amina"), lobbyAccount(t, s, "baraka"), lobbyAccount(t, s, "cheku"), lobbyAccount(t, s, "dalila")
+	bot := &Account{Name: "kibot", Key: "kibot"}
+	if err := s.CreateBot(ctx, bot, "hash-1"); err != nil {
+		t.Fatal(err)
+	}
+	at := now()
+	limits := seek.ChallengeLimits{Incoming: 2, Outgoing: 5, ToOne: 1}
+	challenge := func(from, to *Account) (*seek.Challenge, error) {
+		ch := &seek.Challenge{ID: newID(), From: seek.Player{ID: from.ID}, To: seek.Player{ID: to.ID, Name: to.Name}, Holes: 6,
+			Seeds: 4, Clock: game.Clock{Time: 5 * time.Minute}, Side: "random", Created: at, Expires: at.Add(time.Hour)}
+		return ch, s.AddChallenge(ctx, ch, limits, "")
+	}
+	for _, pair := range [][2]*Account{{a, b}, {c, a}, {c, b}, {d, c}} {
+		if _, err := challenge(pair[0], pair[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := challenge(a, b); !errors.Is(err, ErrLimit) {
+		t.Errorf("a second challenge to one player over a limit of 1: %v", err)
+	}
+	if _, err := challenge(d, b); !errors.Is(err, ErrLimit) {
+		t.Errorf("a third challenge to a player with two waiting: %v", err)
+	}
+	for i, pool := range []string{"", "", "8-3+2"} {
+		clock := game.Clock{Time: 3 * time.Minute}
+		if i == 1 {
+			clock = game.Clock{Time: 72 * time.Hour, PerMove: true}
+		}
+		if err := s.AddSeek(ctx, &seek.Seek{ID: newID(), Owner: seek.Player{ID: a.ID}, Pool: pool, Holes: 8, Seeds: 4,
+			Clock: clock, Created: at}, 3, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Block(ctx, a.ID, d.ID, 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Present: Amina and Cheku; Dalila long ago.
+	if err := s.TouchLobby(ctx, []string{a.ID, c.ID, bot.ID}, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TouchLobby(ctx, []string{d.ID}, at.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	present, err := s.LobbyPlayers(ctx, at.Add(-time.Minute), 10)
+	if err != nil || fmt.Sprint(present) != fmt.Sprintf("[{{%s kibot true} true} {{%s amina false} true} {{%s cheku false} true}]", bot.ID, a.ID, c.ID) {
+		t.Errorf("LobbyPlayers: %v, %v", present, err)
+	}
+	if err := s.ForgetPresence(ctx, at.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if present, err := s.LobbyPlayers(ctx, at.Add(-2*time.Hour), 10); err != nil || len(present) != 3 {
+		t.Errorf("LobbyPlayers after forgetting who left an hour ago: %v, %v", present, err)
+	}
+
+	// Disabled from another program: Amina's rows stay, are found, and
+	// Baraka's count no longer holds Cheku's challenge... of hers.
+	if err := s.DisableAccount(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.InactiveInLobby(ctx); err != nil || fmt.Sprint(list) != "["+a.ID+"]" {
+		t.Errorf("InactiveInLobby: %v, %v", list, err)
+	}
+	if _, err := challenge(d, b); err != nil {
+		t.Errorf("a challenge beside a disabled account's: %v", err)
+	}
+	var told seek.Withdrawn
+	w, err := s.Withdraw(ctx, a.ID, true, func(w seek.Withdrawn) string { told = w; return "" })
+	if err != nil || len(w.Seeks) != 3 || len(w.Challenges) != 2 || len(told.Seeks) != 3 {
+		t.Fatalf("Withdraw: %+v, %v", w, err)
+	}
+	for _, ch := range w.Challenges {
+		if ch.From.ID != a.ID && ch.To.ID != a.ID {
+			t.Errorf("withdrew %+v", ch)
+		}
+	}
+	if all, _ := s.Seeks(ctx); len(all) != 0 {
+		t.Errorf("seeks left: %+v", all)
+	}
+	if list, _ := s.InactiveInLobby(ctx); len(list) != 0 {
+		t.Errorf("InactiveInLobby after the withdrawal: %v", list)
+	}
+	if with, _ := s.BlockedWith(ctx, d.ID); len(with) != 0 {
+		t.Errorf("Dalila's blocks after Amina's withdrawal: %v", with)
+	}
+	if w, err := s.Withdraw(ctx, a.ID, true, nil); err != nil || len(w.Seeks)+len(w.Challenges) != 0 {
+		t.Errorf("a second withdrawal: %+v, %v", w, err)
+	}
+	// Baraka declines all: Cheku's and Dalila's.
+	declined, err := s.DeleteChallengesTo(ctx, b.ID, func(list []seek.Challenge) string { return "" })
+	if err != nil || len(declined) != 2 {
+		t.Fatalf("DeleteChallengesTo: %+v, %v", declined, err)
+	}
+	if in, _, err := s.LobbyChallenges(ctx, b.ID); err != nil || len(in) != 0 {
+		t.Errorf("Baraka's challenges after declining all: %+v, %v", in, err)
+	}
+	if in, _, _ := s.LobbyChallenges(ctx, c.ID); len(in) != 1 {
+		t.Errorf("Cheku's: %+v", in)
+	}
+	if p, err := s.LobbyPlayer(ctx, "cheku"); err != nil || p.ID != c.ID || p.Name != "cheku" || p.Bot {
+		t.Errorf("LobbyPlayer: %+v, %v", p, err)
+	}
+	for _, key := range []string{"amina", "nobody"} {
+		if _, err := s.LobbyPlayer(ctx, key); !errors.Is(err, ErrNotFound) {
+			t.Errorf("LobbyPlayer(%s): %v", key, err)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package store
 
 // Ratings: each account's rating in each category, changed when a rated
-// game ends, in the transaction that ends it (rateEnd); their history;
-// the first mover's advantage fitted in each category; and the reads of
-// profiles and leaderboards. The formulas are package rating's.
+// game ends, in the transaction that ends it (ratingTx: the rows the
+// ratings' step of the change reads and writes); their history; the
+// first mover's advantage fitted in each category; and the reads of
+// profiles and leaderboards. Which games count, and how, is package
+// ratings'.
 
 import (
 	"context"
@@ -13,7 +15,6 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/rating"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -24,16 +25,6 @@ const ratingsVersion = 7
 // older than the ratings.
 var errNoRatings = fmt.Errorf("this database has no ratings (schema version under %d): %w", ratingsVersion, ErrNotFound)
 
-// ratingParams are the rating system's parameters.
-var ratingParams = rating.DefaultParams()
-
-// RatingParams returns the parameters the store rates games with.
-func RatingParams() rating.Params { return ratingParams }
-
-// endAborted is the End of an online game aborted before it was under
-// way (play.EndAborted): such a game is never rated.
-const endAborted = "aborted"
-
 // Ratings are the players' ratings, their history, the first mover's
 // advantage, and the reads of profiles and leaderboards. The ratings
 // change only when a rated game ends (Update).
@@ -43,7 +34,7 @@ type Ratings interface {
 	PlayerRatings(ctx context.Context, accountID string) ([]PlayerRating, error)
 	// RatingsOf returns the ratings in category of those of accountIDs
 	// that have one there, by account.
-	RatingsOf(ctx context.Context, category string, accountIDs []string) (map[string]rating.Rating, error)
+	RatingsOf(ctx context.Context, category string, accountIDs []string) (map[string]game.Rating, error)
 	// RatingHistory returns the latest limit changes of account id's
 	// rating in category, oldest first.
 	RatingHistory(ctx context.Context, accountID, category string, limit int) ([]game.RatingChange, error)
@@ -64,18 +55,18 @@ type Ratings interface {
 	RatedCategories(ctx context.Context) ([]string, error)
 	// AdvantageGames returns the latest limit rated games of category as
 	// the first mover's advantage is fitted from them.
-	AdvantageGames(ctx context.Context, category string, limit int) ([]rating.SidedGame, error)
+	AdvantageGames(ctx context.Context, category string, limit int) ([]SidedGame, error)
 	// SetAdvantage stores the first mover's advantage fitted in category
 	// at at; the rated games that end afterwards use it. Advantages
 	// returns the stored ones by category.
-	SetAdvantage(ctx context.Context, category string, fit rating.Fit, at time.Time) error
+	SetAdvantage(ctx context.Context, category string, a Advantage) error
 	Advantages(ctx context.Context) (map[string]Advantage, error)
 }
 
 // PlayerRating is an account's rating in one category.
 type PlayerRating struct {
 	Category string
-	rating.Rating
+	game.Rating
 	Games int // the rated games it played there
 }
 
@@ -83,17 +74,28 @@ type PlayerRating struct {
 type BoardEntry struct {
 	AccountID, Name string
 	Bot             bool
-	rating.Rating
+	game.Rating
 	Games int
 }
 
 // Record is a player's wins, draws and losses.
 type Record struct{ Wins, Draws, Losses int }
 
-// Advantage is the first mover's advantage fitted in a category.
+// Advantage is the first mover's advantage fitted in a category, in
+// rating points, with its standard error and the games it was fitted
+// from, and when.
 type Advantage struct {
-	rating.Fit
-	Updated time.Time
+	Advantage, StdErr float64
+	Games             int
+	Updated           time.Time
+}
+
+// SidedGame is a rated game as the first mover's advantage is fitted
+// from it: both players' ratings before it, the first mover's first, and
+// the first mover's score.
+type SidedGame struct {
+	First, Second game.Rating
+	Score         float64
 }
 
 // PlayerGamesFilter selects the games of a player.
@@ -125,144 +127,110 @@ type PlayerGame struct {
 	// (Summary gives the name then); OpponentRating its rating before the
 	// game when it was rated, else in the category now, nil if none.
 	Opponent       *game.SeatAccount
-	OpponentRating *rating.Rating
+	OpponentRating *game.Rating
 	// Change is the game's change of the player's rating, when rated.
 	Change *game.RatingChange
 }
 
-// gameCategory is the rating category of g: that of its board and clock
-// for an online game, "" for the others.
-func gameCategory(g *game.Game) string {
-	if g.Online == nil {
-		return ""
-	}
-	c := g.Online.Clock
-	return rating.CategoryOf(g.Start.Holes(), c.Time, c.Increment, c.PerMove).String()
+// ratingTx is the store's side of the ratings' step of a change that
+// ends game id (game.Change.Rate): the rows of the game's players and
+// their ratings, read, locked and written in the change's transaction.
+// The game's row was locked by the guarded change before it (on
+// PostgreSQL), so of two ends racing one changes the game and the other
+// finds it changed; the history's key (game, account) makes a second
+// change of a game's ratings fail the transaction all the same.
+type ratingTx struct {
+	t  *tx
+	id string
 }
 
-// scores are South's score of each decided result.
-var scores = map[string]float64{"1-0": 1, "0-1": 0, "1/2-1/2": 0.5}
+var _ game.RatingTx = (*ratingTx)(nil)
 
-// rateEnd changes the ratings of the players of rated online game id if
-// change c, made at at, ends it: once, whatever ends it (a move, a
-// resignation, a flag, an agreement, expiry), never for an abort. The
-// game's row was locked by the guarded change before it (on PostgreSQL),
-// so of two ends racing one changes the game and the other finds it
-// changed; the history's key (game, account) makes a second change of a
-// game's ratings fail the transaction all the same. A game asked to be
-// rated whose seats are not then held by two accounts, not deleted, is
-// stored as casual.
-func (t *tx) rateEnd(id string, c *game.Change, at time.Time) error {
-	southScore, decided := scores[c.Result]
-	if c.Online == nil || c.Online.End == endAborted || !decided {
-		return nil
-	}
+func (r *ratingTx) Seats() (pending bool, seats [2]*game.SeatAccount, err error) {
 	var rated, done bool
-	var category, start string
-	var acc, status [2]sql.NullString
-	err := t.q.queryRow(t.ctx, `SELECT g.rated, g.category, g.start,
-		EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id),
-		sa.id, sa.status, na.id, na.status
+	var acc [2]nullAccount
+	err = r.t.q.queryRow(r.t.ctx, `SELECT g.rated, EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id),
+		sa.id, sa.name, sa.kind, sa.status, na.id, na.name, na.kind, na.status
 		FROM games g JOIN online o ON o.game_id = g.id
 		LEFT JOIN seat_owners ss ON ss.seat = o.south_seat LEFT JOIN accounts sa ON sa.id = ss.account_id
 		LEFT JOIN seat_owners ns ON ns.seat = o.north_seat LEFT JOIN accounts na ON na.id = ns.account_id
-		WHERE g.id = ?`, id).Scan(&rated, &category, &start, &done,
-		&acc[rules.South], &status[rules.South], &acc[rules.North], &status[rules.North])
+		WHERE g.id = ?`, r.id).Scan(append(append([]any{&rated, &done}, acc[rules.South].dest()...), acc[rules.North].dest()...)...)
 	if err != nil {
-		return fmt.Errorf("reading the players of game %s: %w", id, err)
+		return false, seats, fmt.Errorf("reading the players of game %s: %w", r.id, err)
 	}
-	if !rated || done {
-		return nil
+	for side := range seats {
+		if a := acc[side].account(); a != nil && a.Status != AccountDeleted {
+			seats[side] = a
+		}
 	}
-	_, cerr := rating.ParseCategory(category)
-	pos, perr := rules.ParsePosition(start)
-	if !acc[rules.South].Valid || !acc[rules.North].Valid || acc[rules.South].String == acc[rules.North].String ||
-		status[rules.South].String == AccountDeleted || status[rules.North].String == AccountDeleted ||
-		cerr != nil || perr != nil {
-		return t.unrate(id)
-	}
-	ids := [2]string{acc[rules.South].String, acc[rules.North].String}
+	return rated && !done, seats, nil
+}
+
+func (r *ratingTx) Advantage(category string) (float64, error) {
 	advantage := 0.0
-	err = t.q.queryRow(t.ctx, `SELECT advantage FROM rating_advantages WHERE category = ?`, category).Scan(&advantage)
+	err := r.t.q.queryRow(r.t.ctx, `SELECT advantage FROM rating_advantages WHERE category = ?`, category).Scan(&advantage)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("reading the advantage of %s: %w", category, err)
+		return 0, fmt.Errorf("reading the advantage of %s: %w", category, err)
 	}
-	before, err := t.lockRatings(category, ids, at)
+	return advantage, nil
+}
+
+func (r *ratingTx) RatedBetween(category, a, b string, since time.Time) (int, error) {
+	var n int
+	err := r.t.q.queryRow(r.t.ctx, `SELECT COUNT(*) FROM rating_history x JOIN rating_history y ON y.game_id = x.game_id
+		WHERE x.account_id = ? AND x.category = ? AND x.at >= ? AND y.account_id = ?`, a, category, since, b).Scan(&n)
 	if err != nil {
-		return err
+		return 0, fmt.Errorf("counting the rated games between two players: %w", err)
 	}
-	first := pos.ToMove()
-	firstScore := southScore
-	if first == rules.North {
-		firstScore = 1 - southScore
-	}
-	// A flag falls at its deadline, which may be before a player's last
-	// rated game was recorded: no rating goes back in time.
-	when := at
-	for _, r := range before {
-		if r.At.After(when) {
-			when = r.At
-		}
-	}
-	nf, ns, err := ratingParams.Rate(before[first], before[first.Opponent()], firstScore, advantage, when)
-	if err != nil {
-		// Stored ratings always rate; were one not to, the game ends
-		// unrated rather than not at all.
-		return t.unrate(id)
-	}
-	var after [2]rating.Rating
-	after[first], after[first.Opponent()] = nf, ns
-	for _, side := range []rules.Side{rules.South, rules.North} {
-		score := southScore
-		if side == rules.North {
-			score = 1 - southScore
-		}
-		b, a := before[side], after[side]
-		if _, err := t.exec(`UPDATE ratings SET rating = ?, rd = ?, volatility = ?, games = games + 1, updated = ?,
+	return n, nil
+}
+
+func (r *ratingTx) Unrate() error {
+	_, err := r.t.exec(`UPDATE games SET rated = false WHERE id = ?`, r.id)
+	return err
+}
+
+func (r *ratingTx) SaveRatings(changes [2]game.RatingChange, provisionalFrom [2]time.Time) error {
+	for side, ch := range changes {
+		a := ch.After
+		if _, err := r.t.exec(`UPDATE ratings SET rating = ?, rd = ?, volatility = ?, games = games + 1, updated = ?,
 			provisional_from = ? WHERE account_id = ? AND category = ?`,
-			a.Rating, a.Deviation, a.Volatility, a.At, ratingParams.ProvisionalFrom(a), ids[side], category); err != nil {
+			a.Rating, a.Deviation, a.Volatility, a.At, provisionalFrom[side], ch.AccountID, ch.Category); err != nil {
 			return fmt.Errorf("storing a rating: %w", err)
 		}
-		grown := ratingParams.Current(b, when)
-		n, err := t.exec(`INSERT INTO rating_history (game_id, account_id, category, side, moved_first, score, advantage,
+		b := ch.Before
+		n, err := r.t.exec(`INSERT INTO rating_history (game_id, account_id, category, side, moved_first, score, advantage,
 			at, rating_before, rd_before, volatility_before, rating_after, rd_after, volatility_after)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, account_id) DO NOTHING`,
-			id, ids[side], category, string(side.Letter()), side == first, score, advantage, at,
-			b.Rating, grown.Deviation, b.Volatility, a.Rating, a.Deviation, a.Volatility)
+			r.id, ch.AccountID, ch.Category, string(ch.Side.Letter()), ch.MovedFirst, ch.Score, ch.Advantage, ch.At,
+			b.Rating, b.Deviation, b.Volatility, a.Rating, a.Deviation, a.Volatility)
 		if err != nil {
 			return fmt.Errorf("storing a rating's change: %w", err)
 		}
 		if n == 0 {
-			return fmt.Errorf("game %s is rated already: %w", id, ErrConflict)
+			return fmt.Errorf("game %s is rated already: %w", r.id, ErrConflict)
 		}
 	}
 	return nil
 }
 
-// unrate stores game id as casual.
-func (t *tx) unrate(id string) error {
-	_, err := t.exec(`UPDATE games SET rated = false WHERE id = ?`, id)
-	return err
-}
-
-// lockRatings returns the ratings in category of the accounts ids (by
-// side), a new player's for one that has none, and keeps them from
-// changing until the transaction ends: on PostgreSQL their rows are made
+// LockRatings returns the ratings in category of the accounts ids (by
+// side), initial for one that has none, and keeps them from changing
+// until the transaction ends: on PostgreSQL their rows are made
 // if need be and locked, in the order of the accounts' IDs so that two
 // games ending together with a player in common wait for each other
 // rather than deadlock.
-func (t *tx) lockRatings(category string, ids [2]string, at time.Time) ([2]rating.Rating, error) {
-	var out [2]rating.Rating
+func (r *ratingTx) LockRatings(category string, ids [2]string, initial game.Rating) ([2]game.Rating, error) {
+	t := r.t
+	var out [2]game.Rating
 	order := []string{ids[0], ids[1]}
 	if order[1] < order[0] {
 		order[0], order[1] = order[1], order[0]
 	}
-	initial := ratingParams.Initial()
-	initial.At = at // a new player's clock starts at their first rated game
 	for _, id := range order {
 		if _, err := t.exec(`INSERT INTO ratings (account_id, category, rating, rd, volatility, games, updated, provisional_from)
 			VALUES (?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT (account_id, category) DO NOTHING`,
-			id, category, initial.Rating, initial.Deviation, initial.Volatility, at, at); err != nil {
+			id, category, initial.Rating, initial.Deviation, initial.Volatility, initial.At, initial.At); err != nil {
 			return out, fmt.Errorf("storing a new rating: %w", err)
 		}
 	}
@@ -274,14 +242,14 @@ func (t *tx) lockRatings(category string, ids [2]string, at time.Time) ([2]ratin
 	found := 0
 	for rs.Next() {
 		var id string
-		var r rating.Rating
-		if err := rs.Scan(&id, &r.Rating, &r.Deviation, &r.Volatility, timeCol{&r.At}); err != nil {
+		var rt game.Rating
+		if err := rs.Scan(&id, &rt.Rating, &rt.Deviation, &rt.Volatility, timeCol{&rt.At}); err != nil {
 			rs.Close()
 			return out, fmt.Errorf("reading ratings: %w", err)
 		}
 		for side := range ids {
 			if ids[side] == id {
-				out[side] = r
+				out[side] = rt
 				found++
 			}
 		}
@@ -319,8 +287,8 @@ func (c *core) PlayerRatings(ctx context.Context, accountID string) ([]PlayerRat
 	return out, nil
 }
 
-func (c *core) RatingsOf(ctx context.Context, category string, accountIDs []string) (map[string]rating.Rating, error) {
-	out := map[string]rating.Rating{}
+func (c *core) RatingsOf(ctx context.Context, category string, accountIDs []string) (map[string]game.Rating, error) {
+	out := map[string]game.Rating{}
 	if c.version < ratingsVersion {
 		return nil, errNoRatings
 	}
@@ -334,7 +302,7 @@ func (c *core) RatingsOf(ctx context.Context, category string, accountIDs []stri
 	}
 	for rs.Next() {
 		var id string
-		var r rating.Rating
+		var r game.Rating
 		if err := rs.Scan(&id, &r.Rating, &r.Deviation, &r.Volatility, timeCol{&r.At}); err != nil {
 			rs.Close()
 			return nil, fmt.Errorf("reading ratings in %s: %w", category, err)
@@ -364,8 +332,8 @@ func scanChange(dest []any, scan func(dest ...any) error) (*game.RatingChange, e
 	}
 	ch := &game.RatingChange{GameID: gameID.String, AccountID: acc.String, Category: cat.String, MovedFirst: first.Bool,
 		Score: f[0].Float64, Advantage: f[1].Float64, At: at,
-		Before: rating.Rating{Rating: f[2].Float64, Deviation: f[3].Float64, Volatility: f[4].Float64},
-		After:  rating.Rating{Rating: f[5].Float64, Deviation: f[6].Float64, Volatility: f[7].Float64, At: at}}
+		Before: game.Rating{Rating: f[2].Float64, Deviation: f[3].Float64, Volatility: f[4].Float64},
+		After:  game.Rating{Rating: f[5].Float64, Deviation: f[6].Float64, Volatility: f[7].Float64, At: at}}
 	ch.Side = rules.South
 	if side.String == "n" {
 		ch.Side = rules.North
@@ -421,11 +389,11 @@ type nullRating struct {
 
 func (n *nullRating) dest() []any { return []any{&n.r, &n.rd, &n.vol, timeCol{&n.at}} }
 
-func (n *nullRating) rating() *rating.Rating {
+func (n *nullRating) rating() *game.Rating {
 	if !n.r.Valid {
 		return nil
 	}
-	return &rating.Rating{Rating: n.r.Float64, Deviation: n.rd.Float64, Volatility: n.vol.Float64, At: n.at}
+	return &game.Rating{Rating: n.r.Float64, Deviation: n.rd.Float64, Volatility: n.vol.Float64, At: n.at}
 }
 
 func (c *core) GameRatings(ctx context.Context, id string) (*game.GameRatings, error) {
@@ -646,7 +614,7 @@ func (c *core) RatedCategories(ctx context.Context) ([]string, error) {
 	return list, nil
 }
 
-func (c *core) AdvantageGames(ctx context.Context, category string, limit int) ([]rating.SidedGame, error) {
+func (c *core) AdvantageGames(ctx context.Context, category string, limit int) ([]SidedGame, error) {
 	if c.version < ratingsVersion {
 		return nil, errNoRatings
 	}
@@ -657,9 +625,9 @@ func (c *core) AdvantageGames(ctx context.Context, category string, limit int) (
 	if err != nil {
 		return nil, fmt.Errorf("reading the rated games of %s: %w", category, err)
 	}
-	var out []rating.SidedGame
+	var out []SidedGame
 	for rs.Next() {
-		var sg rating.SidedGame
+		var sg SidedGame
 		if err := rs.Scan(&sg.First.Rating, &sg.First.Deviation, &sg.First.Volatility,
 			&sg.Second.Rating, &sg.Second.Deviation, &sg.Second.Volatility, &sg.Score); err != nil {
 			rs.Close()
@@ -673,11 +641,11 @@ func (c *core) AdvantageGames(ctx context.Context, category string, limit int) (
 	return out, nil
 }
 
-func (c *core) SetAdvantage(ctx context.Context, category string, fit rating.Fit, at time.Time) error {
+func (c *core) SetAdvantage(ctx context.Context, category string, a Advantage) error {
 	return c.eng.write(ctx, "storing the first mover's advantage", true, func(t *tx) error {
 		_, err := t.exec(`INSERT INTO rating_advantages (category, advantage, stderr, games, updated) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (category) DO UPDATE SET advantage = excluded.advantage, stderr = excluded.stderr,
-			games = excluded.games, updated = excluded.updated`, category, fit.Advantage, fit.StdErr, fit.Games, at)
+			games = excluded.games, updated = excluded.updated`, category, a.Advantage, a.StdErr, a.Games, a.Updated)
 		return err
 	})
 }

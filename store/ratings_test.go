@@ -14,7 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/rating"
+	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -55,7 +55,7 @@ func newPairing(t *testing.T, s Store, south, north *Account, rated, northFirst 
 		start = start.WithToMove(rules.North)
 	}
 	seats := [2]string{"seat-s-" + newID(), "seat-n-" + newID()}
-	g := newGame(t, s, &game.Game{South: "s", North: "n", Start: start, Rated: rated, Online: &game.Online{Invite: newID(),
+	g := newGame(t, s, &game.Game{South: "s", North: "n", Start: start, Rated: rated, Category: "8-blitz", Online: &game.Online{Invite: newID(),
 		Seats: seats, Clock: blitz, Left: [2]time.Duration{blitz.Time, blitz.Time}}})
 	for side, a := range []*Account{south, north} {
 		if a != nil {
@@ -67,12 +67,16 @@ func newPairing(t *testing.T, s Store, south, north *Account, rated, northFirst 
 	return g
 }
 
-// endGame ends game g as end says with result, at its revision rev.
+// endGame ends game g as end says with result, at its revision rev, with
+// the ratings' step of the end as package play hands it to the store:
+// both sides have moved.
 func endGame(s Store, g *game.Game, rev int64, end, result string, at time.Time) error {
 	o := *g.Online
 	o.End, o.TurnStart = end, time.Time{}
+	e := ratings.End{Category: g.Category, First: g.Start.ToMove(), Result: result, Aborted: end == "aborted",
+		Moved: [2]bool{true, true}, At: at}
 	return s.Update(context.Background(), g.ID, game.Change{Ply: len(g.Moves), From: len(g.Moves), Rev: rev, Result: result,
-		Online: &o, At: at})
+		Online: &o, At: at, Rate: e.Step()})
 }
 
 func ratingOf(t *testing.T, s Store, a *Account, category string) (PlayerRating, bool) {
@@ -100,7 +104,7 @@ func testRatedGameEnd(t *testing.T, open func() Store) {
 	amina, baraka := newAccount(t, s, "amina"), newAccount(t, s, "baraka")
 	const cat = "8-blitz"
 	at := now()
-	if err := s.SetAdvantage(ctx, cat, rating.Fit{Advantage: 40, StdErr: 10, Games: 100}, at); err != nil {
+	if err := s.SetAdvantage(ctx, cat, Advantage{Advantage: 40, StdErr: 10, Games: 100, Updated: at}); err != nil {
 		t.Fatal(err)
 	}
 	// North moves first; South resigns.
@@ -112,7 +116,7 @@ func testRatedGameEnd(t *testing.T, open func() Store) {
 	if err := endGame(s, g, 1, "resign", "0-1", end); err != nil {
 		t.Fatal(err)
 	}
-	p := RatingParams()
+	p := ratings.Params()
 	first, second := p.Initial(), p.Initial()
 	first.At, second.At = end, end
 	wantN, wantS, err := p.Rate(first, second, 1, 40, end)
@@ -121,7 +125,7 @@ func testRatedGameEnd(t *testing.T, open func() Store) {
 	}
 	for _, c := range []struct {
 		who  *Account
-		want rating.Rating
+		want game.Rating
 	}{{amina, wantS}, {baraka, wantN}} {
 		got, ok := ratingOf(t, s, c.who, cat)
 		if !ok || got.Games != 1 || math.Abs(got.Rating.Rating-c.want.Rating) > 1e-9 ||
@@ -160,8 +164,10 @@ func testRatedGameEnd(t *testing.T, open func() Store) {
 	}
 	_ = g2
 	// And the step itself, run again on the ended game, does nothing.
-	c := game.Change{Result: "0-1", Online: &o}
-	if err := coreOf(t, s).eng.write(ctx, "rating again", false, func(t *tx) error { return t.rateEnd(g.ID, &c, end) }); err != nil {
+	step := ratings.End{Category: cat, First: rules.North, Result: "0-1", Moved: [2]bool{true, true}, At: end}.Step()
+	if err := coreOf(t, s).eng.write(ctx, "rating again", false, func(t *tx) error {
+		return step(&ratingTx{t: t, id: g.ID})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	for _, who := range []*Account{amina, baraka} {
@@ -297,7 +303,7 @@ func testRatedEndsRace(t *testing.T, open func() Store) {
 	for _, ch := range h {
 		from[ch.Before.Rating] = append(from[ch.Before.Rating], ch)
 	}
-	r, chained := RatingParams().InitialRating, 0
+	r, chained := ratings.Params().InitialRating, 0
 	for len(from[r]) > 0 {
 		list := from[r]
 		i := slices.IndexFunc(list, func(ch game.RatingChange) bool { return ch.After.Rating == r })
@@ -442,10 +448,10 @@ func testRatingReads(t *testing.T, open func() Store) {
 		rating float64
 		rd     float64
 	}{{amina, 1700, 60}, {baraka, 1800, 108}, {chausiku, 1600, 120}} {
-		pr := rating.Rating{Rating: r.rating, Deviation: r.rd, Volatility: 0.06, At: at}
+		pr := game.Rating{Rating: r.rating, Deviation: r.rd, Volatility: 0.06, At: at}
 		if err := c.eng.write(ctx, "test", false, func(t *tx) error {
 			_, err := t.exec(`UPDATE ratings SET rating = ?, rd = ?, updated = ?, provisional_from = ?
-				WHERE account_id = ? AND category = ?`, pr.Rating, pr.Deviation, at, RatingParams().ProvisionalFrom(pr), r.who.ID, cat)
+				WHERE account_id = ? AND category = ?`, pr.Rating, pr.Deviation, at, ratings.Params().ProvisionalFrom(pr), r.who.ID, cat)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -487,10 +493,10 @@ func testRatingReads(t *testing.T, open func() Store) {
 	if cats, err := s.RatedCategories(ctx); err != nil || fmt.Sprint(cats) != "["+cat+"]" {
 		t.Errorf("categories %v, %v", cats, err)
 	}
-	if err := s.SetAdvantage(ctx, cat, rating.Fit{Advantage: 12.5, StdErr: 3, Games: 3}, at); err != nil {
+	if err := s.SetAdvantage(ctx, cat, Advantage{Advantage: 12.5, StdErr: 3, Games: 3, Updated: at}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetAdvantage(ctx, cat, rating.Fit{Advantage: 13.5, StdErr: 3, Games: 4}, at); err != nil {
+	if err := s.SetAdvantage(ctx, cat, Advantage{Advantage: 13.5, StdErr: 3, Games: 4, Updated: at}); err != nil {
 		t.Fatal(err)
 	}
 	if adv, err := s.Advantages(ctx); err != nil || adv[cat].Advantage != 13.5 || adv[cat].Games != 4 || !adv[cat].Updated.Equal(at) {
@@ -514,7 +520,7 @@ func TestCopyRatings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := src.SetAdvantage(ctx, "8-blitz", rating.Fit{Advantage: 21.5, StdErr: 9, Games: 3}, now()); err != nil {
+	if err := src.SetAdvantage(ctx, "8-blitz", Advantage{Advantage: 21.5, StdErr: 9, Games: 3, Updated: now()}); err != nil {
 		t.Fatal(err)
 	}
 	pg := openPostgres(t, newPostgresDB(t))
@@ -546,14 +552,15 @@ func TestCopyRatings(t *testing.T) {
 }
 
 // Model: whatever games end, in whatever order and category, each stored
-// rating is what rating.Params.Rate gives from the ratings before each
-// game, with the category's advantage, and the history holds each change
+// rating is what rating.Params.RateWeighted gives from the ratings before
+// each game, with the category's advantage and the weight of the pair's
+// games that day (ratings.Weight), and the history holds each change
 // once.
 func TestRatingsFollowTheModel(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, t.TempDir()+"/games.db")
 	defer s.Close()
-	p := RatingParams()
+	p := ratings.Params()
 	iteration := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		iteration++
@@ -562,11 +569,12 @@ func TestRatingsFollowTheModel(t *testing.T) {
 			players[i] = newAccount(t, s, fmt.Sprintf("m%dp%d", iteration, i))
 		}
 		adv := rapid.Float64Range(-60, 60).Draw(rt, "advantage")
-		if err := s.SetAdvantage(ctx, "8-blitz", rating.Fit{Advantage: adv}, now()); err != nil {
+		if err := s.SetAdvantage(ctx, "8-blitz", Advantage{Advantage: adv, Updated: now()}); err != nil {
 			rt.Fatal(err)
 		}
-		model := map[string]rating.Rating{}
+		model := map[string]game.Rating{}
 		games := map[string]int{}
+		pairs := map[[2]string]int{}
 		n := rapid.IntRange(1, 8).Draw(rt, "games")
 		for range n {
 			si := rapid.IntRange(0, len(players)-1).Draw(rt, "south")
@@ -580,7 +588,7 @@ func TestRatingsFollowTheModel(t *testing.T) {
 				rt.Fatal(err)
 			}
 			// The model.
-			cur := func(a *Account) rating.Rating {
+			cur := func(a *Account) game.Rating {
 				if r, ok := model[a.ID]; ok {
 					return r
 				}
@@ -590,17 +598,24 @@ func TestRatingsFollowTheModel(t *testing.T) {
 			}
 			rs, rn := cur(south), cur(north)
 			when := at
-			for _, r := range []rating.Rating{rs, rn} {
+			for _, r := range []game.Rating{rs, rn} {
 				if r.At.After(when) {
 					when = r.At
 				}
 			}
-			score := scores[result]
+			// The pair's games so far today weigh this one.
+			pair := [2]string{min(south.ID, north.ID), max(south.ID, north.ID)}
+			weight := ratings.Weight(pairs[pair] + 1)
+			if weight == 0 {
+				continue
+			}
+			pairs[pair]++
+			score := map[string]float64{"1-0": 1, "0-1": 0, "1/2-1/2": 0.5}[result]
 			var err error
 			if northFirst {
-				rn, rs, err = p.Rate(rn, rs, 1-score, adv, when)
+				rn, rs, err = p.RateWeighted(rn, rs, 1-score, adv, weight, when)
 			} else {
-				rs, rn, err = p.Rate(rs, rn, score, adv, when)
+				rs, rn, err = p.RateWeighted(rs, rn, score, adv, weight, when)
 			}
 			if err != nil {
 				rt.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/rating"
 )
 
 // The ratings in a copy of a store (Copy): every rating, change and
@@ -26,7 +25,7 @@ type ratingRows struct {
 // ratingRow is an account's rating in a category, as stored.
 type ratingRow struct {
 	AccountID, Category string
-	rating.Rating
+	game.Rating
 	Games           int
 	ProvisionalFrom time.Time
 }
@@ -181,7 +180,8 @@ func diffRatings(a, b ratingRows) string {
 		}
 	}
 	for cat, x := range a.Advantages {
-		if y, ok := b.Advantages[cat]; !ok || x.Fit != y.Fit || !x.Updated.Equal(y.Updated) {
+		if y, ok := b.Advantages[cat]; !ok || x.Advantage != y.Advantage || x.StdErr != y.StdErr || x.Games != y.Games ||
+			!x.Updated.Equal(y.Updated) {
 			return fmt.Sprintf("the advantage of %s is copied otherwise", cat)
 		}
 	}

@@ -494,7 +494,7 @@ CREATE TABLE reports (
 CREATE INDEX reports_created ON reports(created);
 `},
 	// Version 7: ratings. games.rated says a game counts for its players'
-	// ratings (cleared at its end when it cannot: see rateEnd) and
+	// ratings (cleared at its end when it cannot: see ratingTx) and
 	// games.category is an online game's rating category
 	// ("<holes>-<speed>"). ratings holds each account's rating in each
 	// category it played rated games in, with provisional_from, when its
@@ -641,6 +641,32 @@ CREATE UNIQUE INDEX accounts_skeleton ON accounts(name_skeleton) WHERE name_skel
 		`
 ALTER TABLE accounts ADD COLUMN name_skeleton TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX accounts_skeleton ON accounts(name_skeleton) WHERE name_skeleton != '';
+`},
+	// Version 10: who is in the lobby. lobby_presence holds, for each
+	// account that held a lobby connection lately on any instance, when
+	// it was last seen there; the lobby lists those seen within its grace,
+	// and the bots (accounts_bots). Challenges are counted by sender and
+	// target together.
+	{10,
+		// SQLite
+		`
+CREATE TABLE lobby_presence (
+	account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+	seen       TEXT NOT NULL
+);
+CREATE INDEX lobby_presence_seen ON lobby_presence(seen);
+CREATE INDEX lobby_challenges_pair ON lobby_challenges(from_id, to_id);
+CREATE INDEX accounts_bots ON accounts(name_key) WHERE kind = 'bot';
+`,
+		// PostgreSQL
+		`
+CREATE TABLE lobby_presence (
+	account_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+	seen       TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX lobby_presence_seen ON lobby_presence(seen);
+CREATE INDEX lobby_challenges_pair ON lobby_challenges(from_id, to_id);
+CREATE INDEX accounts_bots ON accounts(name_key) WHERE kind = 'bot';
 `},
 }
 

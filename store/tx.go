@@ -75,7 +75,7 @@ func (t *tx) insertGame(g *game.Game, touched any, rev int64) error {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {touched}, ?, ?, ?)
 		ON CONFLICT (import_key) DO NOTHING`,
 		g.ID, g.Created, g.Updated, g.South, g.North, g.Start.String(), g.Rules.Variant.String(), g.Rules.Laps(),
-		side, level, series, g.Result, len(g.Moves), touched, key, g.Rated, gameCategory(g))
+		side, level, series, g.Result, len(g.Moves), touched, key, g.Rated, g.Category)
 	switch {
 	case t.d.foreignKey(err):
 		return fmt.Errorf("series %s: %w", g.SeriesID, ErrNotFound)
@@ -235,10 +235,12 @@ func (t *tx) change(id string, c *game.Change, updated time.Time) error {
 	if err := t.updateOnline(id, c.Rev, c.Online, c.Notice); err != nil {
 		return err
 	}
-	// A rated game's end changes its players' ratings in its own
-	// transaction (ratings.go).
-	if err := t.rateEnd(id, c, updated); err != nil {
-		return err
+	// The ratings' step of a rated game's end runs in its transaction
+	// (ratings.go).
+	if c.Rate != nil {
+		if err := c.Rate(&ratingTx{t: t, id: id}); err != nil {
+			return err
+		}
 	}
 	if c.Next == nil {
 		return nil

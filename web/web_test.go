@@ -196,18 +196,19 @@ var lazy = []struct {
 	// profiles and the rated games, loaded when the lobby, a profile or a
 	// rated game is first shown, or at once for a signed-in player (whom
 	// challenges reach on any screen). 40 KB before the notices were ordered
-	// and folded.
+	// and folded and the players to challenge were listed.
 	{"Lobby", func(name string) bool {
 		switch name {
 		case "static/js/lobby.js", "static/js/lobbylive.js", "static/js/lobbyapi.js", "static/js/notices.js", "static/lobby.css", "static/i18n/lobby/en.json":
 			return true
 		}
 		return false
-	}, 44_000},
-	// A profile with its rating graph, and the leaderboards.
+	}, 48_000},
+	// A profile with its rating graph, and the leaderboards (which say how
+	// many games a player needs to appear).
 	{"Profiles", func(name string) bool {
 		return name == "static/js/profile.js" || name == "static/js/ratinggraph.js"
-	}, 20_000},
+	}, 21_000},
 	// The players' ratings, the rating change, reports and blocks in a game between accounts.
 	{"Rated game", func(name string) bool { return name == "static/js/rated.js" }, 7_000},
 	// The engine's worker and Go's loader for it, started when the page

@@ -4,49 +4,11 @@ package browsertest
 // and plays in the browser to the end, the bot (package bot, its engine in
 // this process) answering every move on its clock.
 
-import (
-	"context"
-	"errors"
-	"io"
-	"log/slog"
-	"testing"
-	"time"
-
-	"github.com/endodoi/endodoi/account"
-	"github.com/endodoi/endodoi/bot"
-	"github.com/endodoi/endodoi/protocol"
-	"github.com/endodoi/endodoi/store"
-)
+import "testing"
 
 func TestBotPlaysAWholeGame(t *testing.T) {
 	a := startApp(t)
-	token, hash := account.NewBotToken()
-	if err := a.st.CreateBot(context.Background(), &store.Account{Name: "Olorien", Key: "olorien"}, hash); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stopBot := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() {
-		stopped <- bot.Run(ctx, bot.Config{Server: a.URL(), Token: token, MaxGames: 1, Policy: bot.DefaultPolicy(),
-			Engine: bot.EngineConfig{Level: 3, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
-				return protocol.Serve(ctx, in, out, protocol.NewSession("test"))
-			}},
-			Timing: bot.Timing{Max: 200 * time.Millisecond, Overhead: 100 * time.Millisecond},
-			Log:    slog.New(slog.NewTextHandler(io.Discard, nil))})
-	}()
-	t.Cleanup(func() {
-		stopBot()
-		select {
-		case err := <-stopped:
-			// Stopped before its game ended (the test skipped or failed
-			// first), the bot reports the cancellation itself.
-			if err != nil && !errors.Is(err, context.Canceled) {
-				t.Errorf("the bot stopped with %v", err)
-			}
-		case <-time.After(waitTimeout):
-			t.Error("the bot did not stop")
-		}
-	})
+	runBot(t, a, "Olorien", 3)
 
 	p := openPage(t, a, desktop)
 	p.visit(a.URL(), "#/lobby")

@@ -255,8 +255,9 @@ func TestListsSayHowGamesEnded(t *testing.T) {
 	p.click(row(aborted) + " .actions a")
 	p.waitFor("the aborted game", fmt.Sprintf(`location.hash === "#/play/%s"`, aborted))
 	p.waitIdle()
-	if got := p.text("#status"); got != "Game aborted" {
-		t.Errorf("the aborted game's status reads %q, want %q", got, "Game aborted")
+	// Said once, in the result: the status line does not repeat it.
+	if got := p.text("#status"); got != "Game over" {
+		t.Errorf("the aborted game's status reads %q, want %q", got, "Game over")
 	}
 	if got := p.text("#result"); !strings.Contains(got, "Game aborted") {
 		t.Errorf("the aborted game's result reads %q", got)

@@ -183,7 +183,9 @@ func TestLobbyRatedGameProfileAndChallenges(t *testing.T) {
 				sign = "\u2212"
 				c.Diff = -c.Diff
 			}
-			want := fmt.Sprintf("%s: %s%d, now %s", who, sign, c.Diff, thousands(c.After))
+			// After one game both ratings are provisional: "?", kept after
+			// the number by an isolate.
+			want := fmt.Sprintf("%s: %s%d, now \u2066%s?\u2069", who, sign, c.Diff, thousands(c.After))
 			if !strings.Contains(text, want) {
 				t.Errorf("the end screen says %q, not %q", text, want)
 			}
@@ -229,6 +231,9 @@ func TestLobbyRatedGameProfileAndChallenges(t *testing.T) {
 	}
 	open(amina, "#/leaderboard/8-blitz")
 	amina.waitFor("the leaderboard, empty while both ratings are provisional", `document.getElementById("board-category")?.value === "8-blitz" && !document.getElementById("board-empty").hidden`)
+	// It says how many rated games a player needs, and how many more Amina does.
+	amina.waitFor("the games a player needs", `/about \d+ rated games/.test(document.getElementById("board-appear").textContent) && /not settled yet: about \d+ more rated games/.test(document.getElementById("board-you").textContent)`)
+	amina.screenshot("leaderboard-provisional-desktop.png")
 
 	// A seek withdrawn, and a pool left, leave the lists.
 	open(amina, "#/lobby")
@@ -264,7 +269,8 @@ func TestLobbyRatedGameProfileAndChallenges(t *testing.T) {
 	amina.setField("#challenge-clock", "10+5")
 	amina.click("#challenge-send")
 	amina.waitFor("her challenge waiting", `document.querySelector("#notices .notice.outgoing") !== null`)
-	baraka.waitFor("the challenge", `document.querySelector("#notices .notice.incoming")?.textContent.includes("Amina challenges you")`)
+	// Amina has no rating in rapid yet: she shows a new player's.
+	baraka.waitFor("the challenge", `document.querySelector("#notices .notice.incoming")?.textContent.includes("Amina (\u20661,500?\u2069) challenges you")`)
 	baraka.screenshot("challenge-phone.png")
 	baraka.tap("#notices .ch-accept")
 	challenged := baraka.waitGame("the challenge's game", pooled)
@@ -406,12 +412,20 @@ func openProfile(p *page) {
 func TestProfilePagingAndLeaderboard(t *testing.T) {
 	a := startApp(t)
 	naserian, lemayian := signUpAPI(t, a, "Naserian"), signUpAPI(t, a, "Lemayian")
+	// The ratings count only a few games a day between two players: each
+	// plays 21 against seven others, three each.
+	var others []*player
+	for i := range 7 {
+		others = append(others, signUpAPI(t, a, fmt.Sprintf("Helper%d", i)))
+	}
 	for i := range 21 {
-		// Each resigns in turn, so that neither rating runs away.
-		if i%2 == 0 {
-			ratedGameAPI(naserian, lemayian)
-		} else {
-			ratedGameAPI(lemayian, naserian)
+		for _, p := range []*player{naserian, lemayian} {
+			// Each resigns in turn, so that no rating runs away.
+			if i%2 == 0 {
+				ratedGameAPI(p, others[i/3])
+			} else {
+				ratedGameAPI(others[i/3], p)
+			}
 		}
 	}
 	p := openPage(t, a, desktop)

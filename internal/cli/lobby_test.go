@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/lobby/seek"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -50,7 +51,7 @@ func TestAdminBotAndReports(t *testing.T) {
 	if err != nil || len(ids) == 0 {
 		t.Fatal(ids, err)
 	}
-	if err := st.AddReport(ctx, &store.Report{GameID: ids[0], By: store.Player{ID: bot.ID}, Reason: "abuse",
+	if err := st.AddReport(ctx, &seek.Report{GameID: ids[0], By: seek.Player{ID: bot.ID}, Reason: "abuse",
 		Text: "line one\nFAKE LINE"}); err != nil {
 		t.Fatal(err)
 	}

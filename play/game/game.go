@@ -33,7 +33,7 @@ type Computer struct {
 	Level int
 }
 
-// Game is a stored
+// Game is a stored game.
 type Game struct {
 	ID               string
 	Created, Updated time.Time
@@ -54,9 +54,12 @@ type Game struct {
 	// others.
 	Online *Online
 	// Rated says that the game counts for its players' ratings: asked
-	// for when it is made, kept at its end only if both seats are then
-	// held by two accounts not deleted (see ratings.go).
+	// for when it is made, kept at its end only if the ratings then count
+	// it (Change.Rate).
 	Rated bool
+	// Category is an online game's rating category ("8-blitz"), named
+	// when the game is made; "" for the others.
+	Category string
 }
 
 // Summary is a game in a listing.
@@ -142,9 +145,46 @@ type Change struct {
 	// updated time: a flag falls at its deadline, however late the
 	// server records it. Zero means now.
 	At time.Time
+	// Rate, when not nil, is the ratings' step of a change that ends a
+	// game made rated: the store calls it in the change's transaction,
+	// after the change, and it reads, locks and writes the players'
+	// ratings through the RatingTx it is given, with the change or not at
+	// all. A store that keeps no ratings ignores it.
+	Rate func(RatingTx) error
 }
 
-// RatingChange is the change of one player's rating by one rated
+// Rating is a player's rating in one category (package rating's value).
+type Rating = rating.Rating
+
+// RatingTx is what the ratings read and write of a store in the
+// transaction of the change that ends a game made rated (Change.Rate):
+// the rows it names, nothing of how the game ended.
+type RatingTx interface {
+	// Seats says whether the game is stored as rated and has not been
+	// rated yet, and returns the accounts that hold its seats, by side
+	// (nil for a seat no account, or a deleted one, holds).
+	Seats() (pending bool, seats [2]*SeatAccount, err error)
+	// Advantage returns the first mover's advantage stored for category,
+	// 0 if none.
+	Advantage(category string) (float64, error)
+	// RatedBetween counts the rated games of category between accounts a
+	// and b that ended at or after since.
+	RatedBetween(category, a, b string, since time.Time) (int, error)
+	// LockRatings returns the ratings in category of the accounts ids (by
+	// side), initial for one that has none there, and keeps them from
+	// changing until the transaction ends.
+	LockRatings(category string, ids [2]string, initial Rating) ([2]Rating, error)
+	// Unrate stores the game as casual.
+	Unrate() error
+	// SaveRatings stores the game's change of each player's rating, by
+	// side: the rating after (changes[side].After, whose At is when it
+	// was brought up to date), when it turns provisional, and the change
+	// itself for the history. A second change of one game's ratings is
+	// ErrConflict.
+	SaveRatings(changes [2]RatingChange, provisionalFrom [2]time.Time) error
+}
+
+// RatingChange is the change of one player's rating by one rated game.
 type RatingChange struct {
 	GameID, AccountID, Category string
 	Side                        rules.Side
@@ -154,7 +194,7 @@ type RatingChange struct {
 	At                          time.Time
 	// Before is the rating before the game, its deviation grown by the
 	// player's absence up to the game; After the rating after it.
-	Before, After rating.Rating
+	Before, After Rating
 }
 
 // SeatAccount is the account that holds a seat.
@@ -166,10 +206,10 @@ type SeatAccount struct {
 
 // GameSeat is a seat of a game as the ratings see it.
 type GameSeat struct {
-	Account *SeatAccount   // nil when no account holds the seat
-	Rating  *rating.Rating // the account's rating in the game's category now; nil if none
-	Games   int            // the rated games of that rating
-	Change  *RatingChange  // the game's change of the rating, once rated and ended
+	Account *SeatAccount  // nil when no account holds the seat
+	Rating  *Rating       // the account's rating in the game's category now; nil if none
+	Games   int           // the rated games of that rating
+	Change  *RatingChange // the game's change of the rating, once rated and ended
 }
 
 // GameRatings are a game's players as the ratings see them.

@@ -1,6 +1,7 @@
 // The lobby, #/lobby (loaded when first opened): quick pairing in the
-// pools, the open seeks live, a seek of one's own, and a challenge to a
-// player by name (#/lobby/challenge/{name} fills it in). Anyone may look;
+// pools, the open seeks live, the bots and the players in the lobby now,
+// each to challenge, a seek of one's own, and a challenge to a player by
+// name (#/lobby/challenge/{name} fills it in). Anyone may look;
 // playing needs an account. When a game is paired it opens by itself
 // (lobbylive.js).
 
@@ -13,7 +14,7 @@ import { lobbyCall, playerText, ratingText, categoryName, clockOf, describe, use
 const $ = (id) => document.getElementById(id);
 let built = false;
 let stop = null; // stops listening to the lobby
-let lobby = { seeks: [], pools: [], challenges: { incoming: [], outgoing: [] } };
+let lobby = { seeks: [], pools: [], players: [], challenges: { incoming: [], outgoing: [] } };
 let me = null;
 
 // The time controls a seek or a challenge may have, as the new-game dialog's.
@@ -158,6 +159,21 @@ function build() {
   empty.dataset.i18n = "lobby.seeksEmpty";
   seeks.append(sh, wrap, empty);
 
+  // The bots and the players here, to challenge.
+  const people = el("section", "lobby-players");
+  people.setAttribute("aria-labelledby", "lobby-players-heading");
+  const ph = el("h2");
+  ph.id = "lobby-players-heading";
+  ph.dataset.i18n = "lobby.players";
+  const pn = el("p", "field-note");
+  pn.dataset.i18n = "lobby.playersNote";
+  const plist = el("ul", "player-list");
+  plist.id = "lobby-player-list";
+  const pempty = el("p", "muted");
+  pempty.id = "lobby-players-empty";
+  pempty.dataset.i18n = "lobby.playersEmpty";
+  people.append(ph, pn, plist, pempty);
+
   // A seek of one's own.
   const create = el("details", "lobby-form");
   create.id = "lobby-create";
@@ -225,7 +241,7 @@ function build() {
   err.setAttribute("role", "alert");
   err.hidden = true;
 
-  view.append(h1, intro, signIn, err, quick, seeks, create, challenge, board);
+  view.append(h1, intro, signIn, err, quick, seeks, people, create, challenge, board);
   translatePage(view);
 
   pools.addEventListener("click", (e) => {
@@ -235,6 +251,10 @@ function build() {
   body.addEventListener("click", (e) => {
     const b = e.target.closest("button[data-seek]");
     if (b) seekAction(b.dataset.seek, b.dataset.mine === "true");
+  });
+  plist.addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-player]");
+    if (b) challengeForm(b.dataset.player);
   });
   built = true;
 }
@@ -256,12 +276,17 @@ export async function openView(name, args) {
       showError(err);
     }
     render();
-    if (args[0] === "challenge" && args[1]) {
-      $("lobby-challenge").open = true;
-      $("challenge-name").value = args[1];
-      $("challenge-send").focus();
-    }
+    if (args[0] === "challenge" && args[1]) challengeForm(args[1]);
   });
+}
+
+/** Opens the challenge form for the player named name. */
+function challengeForm(name) {
+  const form = $("lobby-challenge");
+  form.open = true;
+  $("challenge-name").value = name;
+  form.scrollIntoView({ block: "nearest" });
+  $("challenge-send").focus();
 }
 
 /** Called when another screen opens. */
@@ -273,12 +298,12 @@ export function leaveView() {
 
 function take(l) {
   if (!l) return;
-  lobby = { seeks: l.seeks || [], pools: l.pools || [], challenges: l.challenges || { incoming: [], outgoing: [] } };
+  lobby = { seeks: l.seeks || [], pools: l.pools || [], players: l.players || [], challenges: l.challenges || { incoming: [], outgoing: [] } };
 }
 
 function onLive(m) {
   if (m.type === "state") me = live.signedIn();
-  if (m.type === "lobby" || m.type === "seek" || m.type === "unseek" || m.type === "pools") take(live.latest());
+  if (["lobby", "seek", "unseek", "pools", "players"].includes(m.type)) take(live.latest());
   render();
 }
 
@@ -292,6 +317,33 @@ export function render() {
   for (const o of document.querySelectorAll("#view-lobby .clock-select option")) o.textContent = clockName(parseClock(o.value));
   renderPools();
   renderSeeks();
+  renderPlayers();
+}
+
+/** The bots and the players in the lobby, each with a button to challenge them. */
+function renderPlayers() {
+  const list = $("lobby-player-list");
+  list.replaceChildren();
+  // Bots online first, then the people, then the bots away.
+  const rank = (p) => (p.bot ? (p.online ? 0 : 2) : 1);
+  const players = [...(lobby.players || [])].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+  for (const p of players) {
+    const li = el("li", p.online ? "player-here" : "player-away");
+    li.dataset.playerRow = p.name;
+    const link = el("a", "", p.name);
+    link.href = `#/profile/${encodeURIComponent(p.name)}`;
+    li.append(link);
+    if (p.bot) li.append(" ", el("span", "bot-mark", t("lobby.bot")));
+    li.append(" ", el("span", "player-presence", p.online ? t("lobby.online") : t("lobby.offline")));
+    const b = el("button", "small", t("lobby.challengeButton"));
+    b.type = "button";
+    b.dataset.player = p.name;
+    b.disabled = !me;
+    b.setAttribute("aria-label", t("lobby.challengeLabel", { player: p.name }));
+    li.append(b);
+    list.append(li);
+  }
+  $("lobby-players-empty").hidden = players.length > 0;
 }
 
 function renderPools() {
@@ -417,8 +469,8 @@ async function sendChallenge() {
   }
   try {
     const res = await lobbyCall("POST", "/api/challenges", { to, ...settings("challenge-"), side: $("challenge-side").value });
-    live.sent(res && (res.challenge || res));
-    showMessage(t("ch.sent", { player: to }), "info");
+    // Answered already (a bot answers at once), the answer is in the notices.
+    if (live.sent(res && (res.challenge || res))) showMessage(t("ch.sent", { player: to }), "info");
     $("lobby-challenge").open = false;
   } catch (err) {
     if (err.status === 403) showMessage(t("ch.refused"));

@@ -7,7 +7,7 @@
 // a pool pairs or a challenge is accepted, the game opens at once.
 
 import { t, tp, loadPart, translatePage, onLanguageChange } from "./i18n.js";
-import { busy, el, announce, showError } from "./ui.js";
+import { busy, el, announce, showError, showMessage } from "./ui.js";
 import { describe, playerText, lobbyCall, useStyle } from "./lobbyapi.js";
 import { Live } from "./livesocket.js";
 import { arrange, keepNews, leftGames } from "./notices.js";
@@ -16,8 +16,17 @@ const listeners = new Set();
 const state = {
   live: null, // the connection while wanted
   account: null, // {name} when signed in
-  last: null, // the latest lobby message: {seeks, pools, challenges}
+  last: null, // the latest lobby message: {seeks, pools, players, challenges}
 };
+
+// The challenges known to have gone: an answer may come before the answer
+// to the challenge's own sending (a bot answers at once), and must not be
+// undone by it.
+const goneIds = new Set();
+function markGone(id) {
+  goneIds.add(id);
+  if (goneIds.size > 500) goneIds.delete(goneIds.values().next().value);
+}
 
 /** The signed-in account, or null; asked of the server once, or after a sign-in. */
 let me = null;
@@ -70,8 +79,11 @@ function receive(m) {
   const l = state.last;
   switch (m.type) {
     case "lobby":
-      state.last = { type: "lobby", seeks: m.seeks || [], pools: m.pools || [], challenges: m.challenges || { incoming: [], outgoing: [] } };
+      state.last = { type: "lobby", seeks: m.seeks || [], pools: m.pools || [], players: m.players || [], challenges: m.challenges || { incoming: [], outgoing: [] } };
       renderNotices();
+      break;
+    case "players":
+      if (l) l.players = m.players || [];
       break;
     case "seek":
       if (l && m.seek) l.seeks = [...l.seeks.filter((s) => s.id !== m.seek.id), m.seek];
@@ -83,7 +95,7 @@ function receive(m) {
       if (l) l.pools = m.pools || [];
       break;
     case "challenge":
-      if (l && m.challenge) {
+      if (l && m.challenge && !goneIds.has(m.challenge.id)) {
         const mineOut = state.account && m.challenge.from && m.challenge.from.name === state.account.name;
         const list = mineOut ? "outgoing" : "incoming";
         l.challenges[list] = [...l.challenges[list].filter((c) => c.id !== m.challenge.id), m.challenge];
@@ -106,6 +118,7 @@ function receive(m) {
 
 /** A challenge answered, cancelled or expired: said to the challenger; an accepted one opens its game. */
 function gone(m) {
+  markGone(m.id);
   const l = state.last;
   if (!l) return;
   const out = l.challenges.outgoing.find((c) => c.id === m.id);
@@ -118,6 +131,7 @@ function gone(m) {
       accepted: () => t("ch.accepted", { player }),
       expired: () => t("ch.expired", { player }),
       cancelled: () => t("ch.cancelledByYou", { player }),
+      withdrawn: () => t("ch.withdrawn", { player }),
     }[m.why];
     if (say) keepNews(news, { id: m.id, player, text: say(), reason: m.reason || "", at: new Date().toISOString(), accepted: m.why === "accepted", game: m.game || "" });
     if (m.game) location.hash = `#/play/${encodeURIComponent(m.game)}`;
@@ -183,6 +197,12 @@ function renderNotices() {
     b.addEventListener("click", fn);
     return b;
   };
+  if (incoming.length > 1) {
+    const p = el("div", "notice all");
+    p.append(el("span", "", tp("ch.waiting", incoming.length)));
+    p.append(button(t("ch.declineAll"), "small ch-decline-all", declineAll));
+    list.append(p);
+  }
   const notice = (kind, id, text, ...buttons) => {
     const p = el("div", "notice " + kind);
     p.dataset.challenge = id;
@@ -217,31 +237,60 @@ function renderNotices() {
   box.hidden = !list.children.length;
 }
 
+/** Takes challenge id off the notices: answered, or found gone. */
+function forget(id, why) {
+  markGone(id);
+  const l = state.last;
+  if (l) {
+    l.challenges.incoming = l.challenges.incoming.filter((x) => x.id !== id);
+    l.challenges.outgoing = l.challenges.outgoing.filter((x) => x.id !== id);
+  }
+  renderNotices();
+  dispatch({ type: "challenge-gone", id, why });
+}
+
 /** Accepts, declines or cancels a challenge. */
 async function answer(c, what) {
   await busy(async () => {
     try {
       const res = await lobbyCall("POST", `/api/challenges/${encodeURIComponent(c.id)}/${what}`, {});
-      const l = state.last;
-      if (l) {
-        l.challenges.incoming = l.challenges.incoming.filter((x) => x.id !== c.id);
-        l.challenges.outgoing = l.challenges.outgoing.filter((x) => x.id !== c.id);
-      }
-      renderNotices();
-      dispatch({ type: "challenge-gone", id: c.id, why: what === "accept" ? "accepted" : what === "decline" ? "declined" : "cancelled" });
+      forget(c.id, what === "accept" ? "accepted" : what === "decline" ? "declined" : "cancelled");
       if (what === "accept" && res && res.game) location.hash = `#/play/${encodeURIComponent(res.game)}`;
+    } catch (err) {
+      // Answered, withdrawn or expired meanwhile: its notice goes.
+      if (err.status === 404) {
+        forget(c.id, "expired");
+        showMessage(t("ch.gone"), "info");
+      } else showError(err);
+    }
+  });
+}
+
+/** Declines every challenge waiting for this player's answer. */
+async function declineAll() {
+  await busy(async () => {
+    try {
+      const res = await lobbyCall("POST", "/api/challenges/decline-all", {});
+      const l = state.last;
+      for (const c of (l && l.challenges.incoming) || []) forget(c.id, "declined");
+      announce(tp("ch.declinedAll", (res && res.declined) || 0));
     } catch (err) {
       showError(err);
     }
   });
 }
 
-/** Adds a challenge just sent to the notices. */
+/**
+ * Adds a challenge just sent to the notices, unless it has been answered
+ * already; returns whether it waits for an answer.
+ */
 export function sent(c) {
   const l = state.last;
-  if (!l || !c) return;
+  if (!c || goneIds.has(c.id)) return false;
+  if (!l) return true;
   l.challenges.outgoing = [...l.challenges.outgoing.filter((x) => x.id !== c.id), c];
   renderNotices();
+  return true;
 }
 
 /** Re-draws the notices in the page's language. */

@@ -134,7 +134,7 @@ function renderRated(g, ended) {
 
 function status() {
   const g = shown.game;
-  if (g.status === "aborted") return t("status.aborted");
+  // An aborted game's result says so: the status does not say it again.
   if (g.status !== "playing") return g.online.next && !net.seat ? t("online.nextStarted") : t("status.over");
   if (!seated()) return net.seat ? t("online.waitFriend") : t("online.waitSecond");
   if (!net.seat) return t("status.toMove", { player: playerLabel(g, g.toMove) });

@@ -2,9 +2,10 @@
 // ratings per category with the history of one as a graph and a table,
 // their results by side, their games with filters and paging, and the
 // ways to challenge or block them. And the leaderboard of a category,
-// #/leaderboard/{category}.
+// #/leaderboard/{category}, which says how many rated games a player needs
+// to appear on it.
 
-import { t, num, dateTime, loadPart, translatePage } from "./i18n.js";
+import { t, tp, num, dateTime, loadPart, translatePage } from "./i18n.js";
 import { busy, el, showMessage, showError } from "./ui.js";
 import { sideName } from "./explain.js";
 import * as live from "./lobbylive.js";
@@ -186,7 +187,12 @@ function buildBoard() {
   const empty = el("p", "muted");
   empty.id = "board-empty";
   empty.dataset.i18n = "board.empty";
-  view.append(h1, note, pickRow, list, empty);
+  // How many rated games a player needs to appear, and this player.
+  const appear = el("p", "muted");
+  appear.id = "board-appear";
+  const you = el("p", "board-you");
+  you.id = "board-you";
+  view.append(h1, note, you, pickRow, list, empty, appear);
   translatePage(view);
 }
 
@@ -443,4 +449,13 @@ function renderBoard() {
   }
   labelCells(body);
   $("board-empty").hidden = players.length > 0;
+  const b = shown.board || {};
+  $("board-appear").hidden = !(b.games_to_appear > 0);
+  $("board-appear").textContent = b.games_to_appear > 0 ? tp("board.toAppear", b.games_to_appear) : "";
+  const you = b.you;
+  $("board-you").hidden = !(you && you.provisional && you.needed > 0);
+  $("board-you").textContent =
+    you && you.provisional && you.needed > 0
+      ? tp("board.you", you.needed, { rating: ratingText(you.rating, true), category: categoryName(b.category) })
+      : "";
 }

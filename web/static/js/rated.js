@@ -1,8 +1,8 @@
 // The players of an online game between accounts (loaded with the first
 // such game): each name with its rating and a bot's mark, linking to the
-// profile; "Rated" or "Casual"; at the end of a rated game each side's
-// rating change; and, for a player of the game, the menu to report the
-// game or block the opponent.
+// profile; "Rated" or "Casual" (neither once aborted); at the end of a
+// rated game each side's rating change; and, for a player of the game, the
+// menu to report the game or block the opponent (unblock, when blocked).
 
 import { t, loadPart, translatePage } from "./i18n.js";
 import { el, showMessage, showError, announce } from "./ui.js";
@@ -69,10 +69,16 @@ export async function init() {
 }
 
 let current = { game: null, me: "" };
+// The names of the players this account blocks, once read; null before.
+let blocks = null;
+let reading = null;
 
 /** Draws the rated game's parts for g, whose seat me ("s", "n" or "") this browser holds. */
 export function renderRated(g, ended, me) {
   if (!built) return;
+  // Whom this account blocks is read again for each game shown: it may
+  // have changed on the profiles meanwhile.
+  if (!current.game || current.game.id !== g.id) blocks = reading = null;
   current = { game: g, me };
   const players = g.players || null;
   for (const [side, key] of [["s", "south"], ["n", "north"]]) {
@@ -86,7 +92,7 @@ export function renderRated(g, ended, me) {
     a.classList.toggle("bot", !!p.bot);
   }
   const mode = $("game-mode");
-  mode.hidden = !players;
+  mode.hidden = !players || g.status === "aborted";
   mode.textContent = g.rated ? t("lobby.rated") : t("lobby.casual");
   mode.classList.toggle("rated", !!g.rated);
 
@@ -98,7 +104,7 @@ export function renderRated(g, ended, me) {
     for (const side of ["s", "n"]) {
       const c = change[side];
       if (!c) continue;
-      const span = el("span", c.diff >= 0 ? "up" : "down", t("game.ratingChange", { player: playerName(g, side), diff: diffText(c.diff), rating: ratingText(c.after) }));
+      const span = el("span", c.diff >= 0 ? "up" : "down", t("game.ratingChange", { player: playerName(g, side), diff: diffText(c.diff), rating: ratingText(c.after, c.provisional) }));
       p.append(span);
     }
     $("result").append(p);
@@ -107,7 +113,28 @@ export function renderRated(g, ended, me) {
   const opponent = me && players && players[me === "s" ? "n" : "s"];
   const menu = $("game-menu");
   menu.hidden = !opponent;
-  if (opponent) $("game-block").textContent = t("game.block", { player: opponent.name });
+  if (opponent) {
+    if (!blocks) readBlocks();
+    blockLabel(opponent.name);
+  }
+}
+
+/** Names the menu's button for player: Block, or Unblock when blocked. */
+function blockLabel(player) {
+  const blocked = blocks && blocks.has(player);
+  $("game-block").textContent = blocked ? t("game.unblock", { player }) : t("game.block", { player });
+}
+
+/** Reads whom this account blocks, once, and names the menu's button. */
+function readBlocks() {
+  reading ||= lobbyCall("GET", "/api/me/blocks")
+    .then((res) => {
+      blocks = new Set(((res && res.blocks) || []).map((p) => p.name));
+      const g = current.game;
+      const p = g && g.players && current.me && g.players[current.me === "s" ? "n" : "s"];
+      if (p) blockLabel(p.name);
+    })
+    .catch(() => (reading = null));
 }
 
 async function report() {
@@ -124,14 +151,20 @@ async function report() {
   }
 }
 
+/** Blocks the opponent, or lifts the block of one blocked. */
 async function blockOpponent() {
   const g = current.game;
   const p = g && g.players && current.me && g.players[current.me === "s" ? "n" : "s"];
   if (!p) return;
+  const blocked = blocks && blocks.has(p.name);
   try {
-    await lobbyCall("POST", "/api/me/blocks", { name: p.name });
+    const res = blocked
+      ? await lobbyCall("POST", `/api/me/blocks/${enc(p.name)}/remove`, {})
+      : await lobbyCall("POST", "/api/me/blocks", { name: p.name });
+    blocks = new Set(((res && res.blocks) || []).map((b) => b.name));
     $("game-menu").open = false;
-    showMessage(t("block.done", { player: p.name }), "info");
+    blockLabel(p.name);
+    showMessage(blocked ? t("block.undone", { player: p.name }) : t("block.done", { player: p.name }), "info");
   } catch (err) {
     showError(err);
   }

@@ -1,4 +1,4 @@
-package server
+package lobby
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/endodoi/endodoi/store"
+	"github.com/endodoi/endodoi/lobby/seek"
 )
 
 // The pools' pairs: each place at most once; rated with rated; never an
@@ -19,13 +19,13 @@ func TestPoolPairsProperties(t *testing.T) {
 		now := time.Unix(1_800_000_000, 0)
 		n := rapid.IntRange(0, 14).Draw(t, "places")
 		accounts := rapid.IntRange(1, 10).Draw(t, "accounts")
-		places := make([]store.Seek, n)
-		ratings := map[string]ratingInfo{}
+		places := make([]seek.Seek, n)
+		ratings := map[string]rated{}
 		for a := range accounts {
-			ratings[fmt.Sprint(a)] = ratingInfo{rating: float64(rapid.IntRange(800, 2400).Draw(t, "rating"))}
+			ratings[fmt.Sprint(a)] = rated{rating: float64(rapid.IntRange(800, 2400).Draw(t, "rating"))}
 		}
 		for i := range places {
-			places[i] = store.Seek{ID: fmt.Sprint("p", i), Owner: store.Player{ID: fmt.Sprint(rapid.IntRange(0, accounts-1).Draw(t, "owner"))},
+			places[i] = seek.Seek{ID: fmt.Sprint("p", i), Owner: seek.Player{ID: fmt.Sprint(rapid.IntRange(0, accounts-1).Draw(t, "owner"))},
 				Rated: rapid.Bool().Draw(t, "rated"), Created: now.Add(-time.Duration(rapid.IntRange(0, 40_000).Draw(t, "waited ms")) * time.Millisecond)}
 		}
 		blocks := map[[2]string]bool{}
@@ -34,7 +34,7 @@ func TestPoolPairsProperties(t *testing.T) {
 			blocks[[2]string{a, b}] = true
 		}
 		blocked := func(a, b string) bool { return blocks[[2]string{a, b}] || blocks[[2]string{b, a}] }
-		accepts := func(a, b store.Seek) bool {
+		accepts := func(a, b seek.Seek) bool {
 			gap := abs(ratings[a.Owner.ID].rating - ratings[b.Owner.ID].rating)
 			return a.Rated == b.Rated && a.Owner.ID != b.Owner.ID && !blocked(a.Owner.ID, b.Owner.ID) &&
 				gap <= poolGap(now.Sub(a.Created)) && gap <= poolGap(now.Sub(b.Created))
@@ -64,11 +64,11 @@ func TestPoolPairsProperties(t *testing.T) {
 // The longest waiting is paired first, with the nearest in rating.
 func TestPoolPairsNearest(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	place := func(id string, waited time.Duration) store.Seek {
-		return store.Seek{ID: id, Owner: store.Player{ID: id}, Created: now.Add(-waited)}
+	place := func(id string, waited time.Duration) seek.Seek {
+		return seek.Seek{ID: id, Owner: seek.Player{ID: id}, Created: now.Add(-waited)}
 	}
-	places := []store.Seek{place("new", 0), place("old", 10*time.Second), place("near", time.Second), place("far", 10*time.Second)}
-	ratings := map[string]ratingInfo{"old": {rating: 1500}, "near": {rating: 1550}, "far": {rating: 1900}, "new": {rating: 1490}}
+	places := []seek.Seek{place("new", 0), place("old", 10*time.Second), place("near", time.Second), place("far", 10*time.Second)}
+	ratings := map[string]rated{"old": {rating: 1500}, "near": {rating: 1550}, "far": {rating: 1900}, "new": {rating: 1490}}
 	got := poolPairs(places, ratings, now, func(a, b string) bool { return false })
 	// old (1500) accepts 600 points; near (1550) and new (1490) are
 	// nearest, new nearer (10). near then has far (350 > its 150): alone.
