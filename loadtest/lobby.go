@@ -344,6 +344,7 @@ type lobbyGame struct {
 	End          string                `json:"end"`
 	Rated        bool                  `json:"rated"`
 	RatingChange map[string]ratingDiff `json:"rating_change"`
+	Updated      time.Time             `json:"updated"`
 }
 
 type ratingDiff struct {

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+
+	"github.com/endodoi/endodoi/ratings"
 )
 
 // LobbyCheck is what the check after a lobby run found. Only faults fail
@@ -30,8 +32,11 @@ type LobbyCheck struct {
 	Unexpected                     int // a rating changed for an unrated game, or for another
 	Mismatched                     int // an end or a rating not as the game says
 	Unrated                        int // games of a rated run that were not rated, though not aborted
-	Failures                       int // requests of the check that failed
-	Problems                       []string
+	// Casual are the games of a rated run that the farming policy left
+	// unrated: the same two players had played enough rated games.
+	Casual   int
+	Failures int // requests of the check that failed
+	Problems []string
 }
 
 // maxProblems is how many problems a check describes.
@@ -54,10 +59,10 @@ func (c *LobbyCheck) String() string {
 	if c.Failed() {
 		verdict = "FAILED"
 	}
-	return fmt.Sprintf("%s: %s games (%s rated, %s still being played: cut off), %s moves, %s rating histories, "+
+	return fmt.Sprintf("%s: %s games (%s rated, %s casual by the farming policy, %s still being played: cut off), %s moves, %s rating histories, "+
 		"%s ratings changed once for their game; %d bad pairs, %d moves lost, %d moves doubled, "+
 		"%d ratings unchanged, %d changed twice, %d unexpected, %d mismatched, %d unrated, %d failed requests",
-		verdict, group(int64(c.Games)), group(int64(c.Rated)), group(int64(c.CutOff)), group(int64(c.Moves)),
+		verdict, group(int64(c.Games)), group(int64(c.Rated)), group(int64(c.Casual)), group(int64(c.CutOff)), group(int64(c.Moves)),
 		group(int64(c.Histories)), group(int64(c.ChangedOnce)), c.BadPairs, c.MovesLost, c.MovesDoubled,
 		c.RatingsMissing, c.RatingsDoubled, c.Unexpected, c.Mismatched, c.Unrated, c.Failures)
 }
@@ -112,6 +117,7 @@ func (r *lobbyRunner) check(ctx context.Context, players []*lobbyPlayer) *LobbyC
 			})
 		}
 	})
+	r.checkRated(c, games)
 	r.each(ctx, func(do func(func())) {
 		for _, p := range players {
 			p.mu.Lock()
@@ -205,12 +211,47 @@ func (r *lobbyRunner) checkGame(c *LobbyCheck, g *checkedGame) {
 		c.Mismatched++
 		c.problem("game %s: stored as %s, its clients saw %v", g.id, gv.Status, g.ends)
 	}
-	if over && gv.Status != "aborted" {
-		if gv.Rated {
-			c.Rated++
-		} else if r.cfg.Rated {
+	if over && gv.Status != "aborted" && gv.Rated {
+		c.Rated++
+	}
+}
+
+// checkRated counts the games of a rated run that ended unrated, though
+// not aborted: a failure unless the farming policy made them casual, the
+// same two players having played enough rated games in the window before
+// (package ratings). The games are those of this run; a reused account's
+// earlier games are not counted.
+func (r *lobbyRunner) checkRated(c *LobbyCheck, games map[string]*checkedGame) {
+	if !r.cfg.Rated {
+		return
+	}
+	byPair := map[[2]int][]*checkedGame{}
+	for _, g := range games {
+		gv := g.stored
+		if gv == nil || gv.Status == "playing" || gv.Status == "aborted" || len(g.pairs) != 2 {
+			continue
+		}
+		pair := [2]int{min(g.pairs[0].client, g.pairs[1].client), max(g.pairs[0].client, g.pairs[1].client)}
+		byPair[pair] = append(byPair[pair], g)
+	}
+	for _, list := range byPair {
+		slices.SortFunc(list, func(a, b *checkedGame) int { return a.stored.Updated.Compare(b.stored.Updated) })
+		for i, g := range list {
+			if g.stored.Rated {
+				continue
+			}
+			rated := 0
+			for _, e := range list[:i] {
+				if e.stored.Rated && g.stored.Updated.Sub(e.stored.Updated) < ratings.FarmWindow {
+					rated++
+				}
+			}
+			if ratings.Weight(rated+1) == 0 {
+				c.Casual++
+				continue
+			}
 			c.Unrated++
-			c.problem("game %s of a rated pool, ended %s, is not rated", g.id, gv.Status)
+			c.problem("game %s of a rated pool, ended %s, is not rated", g.id, g.stored.Status)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type fakeLobby struct {
 	rateNone  bool // the first rated end changes no rating
 	silentAt  int  // the nth pairing (from 1) is told to no one: its players' lobby connections close instead
 	unasked   bool // the first pairing is told twice, the second time as another game
+	// casualAfter, when above 0, ends casual every game of two players
+	// who have played that many rated games.
+	casualAfter int
 
 	mu       sync.Mutex
 	accounts map[string]*fakeAccount // by name
@@ -41,6 +44,7 @@ type fakeLobby struct {
 	order    []*fakeLGame // in the order made
 	pairings int
 	done     map[string]bool // knobs used
+	rated    map[[2]*fakeAccount]int
 }
 
 type fakeAccount struct {
@@ -59,11 +63,13 @@ type fakeLGame struct {
 	conns     map[*fakeConn]bool
 	forgotten int // moves stored: -1 for all
 	change    map[string]ratingDiff
+	casual    bool
+	ended     time.Time
 }
 
 func newFakeLobby(length int) *fakeLobby {
 	return &fakeLobby{length: length, accounts: map[string]*fakeAccount{}, sessions: map[string]*fakeAccount{},
-		games: map[string]*fakeLGame{}, done: map[string]bool{}}
+		games: map[string]*fakeLGame{}, done: map[string]bool{}, rated: map[[2]*fakeAccount]int{}}
 }
 
 func (f *fakeLobby) start(t *testing.T) string {
@@ -94,7 +100,7 @@ func (g *fakeLGame) view(stored bool) map[string]any {
 		legal = []string{}
 	}
 	return map[string]any{"id": g.id, "moves": moves, "legalMoves": legal, "toMove": g.toMove(), "status": g.status,
-		"rated": true, "rating_change": g.change, "online": map[string]any{"rev": g.rev}}
+		"rated": !g.casual, "rating_change": g.change, "online": map[string]any{"rev": g.rev}, "updated": g.ended}
 }
 
 func (f *fakeLobby) account(r *http.Request) *fakeAccount {
@@ -391,6 +397,16 @@ func (f *fakeLobby) actLocked(g *fakeLGame, c *fakeConn, side, typ, move, action
 
 // rateLocked changes both players' ratings for g's end: South gains.
 func (f *fakeLobby) rateLocked(g *fakeLGame) {
+	g.ended = time.Now()
+	pair := g.seats
+	if pair[0].name > pair[1].name {
+		pair[0], pair[1] = pair[1], pair[0]
+	}
+	if f.casualAfter > 0 && f.rated[pair] >= f.casualAfter {
+		g.casual = true
+		return
+	}
+	f.rated[pair]++
 	g.change = map[string]ratingDiff{}
 	times := 1
 	if f.rateTwice && !f.done["rateTwice"] {
@@ -532,6 +548,32 @@ func TestLobbyCheckFindsFaults(t *testing.T) {
 				t.Errorf("the run did not fail")
 			}
 		})
+	}
+}
+
+// TestLobbyCheckAllowsFarmingPolicy: games that the farming policy leaves
+// casual (two players' seventh rated game in a day and later) are no
+// failure; a game left casual before then is.
+func TestLobbyCheckAllowsFarmingPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		after int
+		fails bool
+	}{{6, false}, {1, true}} {
+		f := newFakeLobby(4)
+		f.casualAfter = tc.after
+		rep := runLobbyFake(t, f.start(t), LobbyConfig{Clients: 2, Duration: 3 * time.Second, Seed: 5})
+		c := rep.Check
+		if c == nil {
+			t.Fatal("no check")
+		}
+		switch {
+		case c.Games <= tc.after+1:
+			t.Errorf("after %d: %d games, too few to see the policy", tc.after, c.Games)
+		case tc.fails && (rep.Err() == nil || c.Unrated == 0):
+			t.Errorf("after %d: a game left casual too early passed the check: %s", tc.after, c)
+		case !tc.fails && (rep.Err() != nil || c.Casual != c.Games-tc.after):
+			t.Errorf("after %d: %v; %s", tc.after, rep.Err(), c)
+		}
 	}
 }
 
