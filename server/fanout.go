@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -38,8 +39,10 @@ type notice struct {
 	// when no clock runs.
 	Deadline int64 `json:"d,omitempty"`
 	// Position is the key of the position of an online game in play
-	// after the change (livePositions); "" otherwise.
+	// after the change (livePositions); "" otherwise. Laps is its rules'
+	// lap cap, 0 for the default.
 	Position string `json:"p,omitempty"`
+	Laps     int    `json:"l,omitempty"`
 	// For presence: this instance's connections to the game, by seat,
 	// and those watching.
 	Seats    [2]int `json:"s,omitzero"`
@@ -76,7 +79,9 @@ func (s *Server) noticeOf(c play.Notice) string {
 	if !c.Deadline.IsZero() {
 		n.Deadline = c.Deadline.UnixMilli()
 	}
-	n.Position = liveKey(c.Board)
+	if n.Position = liveKey(c.Board); n.Position != "" && c.Board.Rules().Laps() != rules.DefaultMaxLaps {
+		n.Laps = c.Board.Rules().Laps()
+	}
 	data, _ := json.Marshal(n) // plain data: it always marshals
 	return string(data)
 }
@@ -155,7 +160,7 @@ func (s *Server) handleNotice(n notice) {
 			at = time.UnixMilli(n.Deadline)
 		}
 		s.clocks.at(s, n.Game, at)
-		s.positions.set(n.Game, n.Position)
+		s.positions.set(n.Game, n.Position, n.Laps, n.Rev)
 	}
 	if s.live.has(n.Game) {
 		// A notice past the next revision means some were missed; the
