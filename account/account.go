@@ -210,8 +210,16 @@ func AdminCommand(ctx context.Context, dbURL, dataDir, action, name string, out 
 		return err
 	}
 	defer st.Close()
-	if err := (&Service{st: st}).Admin(ctx, action, name); err != nil {
+	svc := &Service{st: st}
+	a, _ := svc.byName(ctx, name) // before: a deleted account has no name
+	if err := svc.Admin(ctx, action, name); err != nil {
 		return err
+	}
+	if a != nil && action != "enable" {
+		// The servers close its live connections at once.
+		if err := Announce(ctx, st, Revocation{Account: a.ID}); err != nil {
+			return err
+		}
 	}
 	if err := st.Close(); err != nil {
 		return err

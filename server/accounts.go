@@ -182,6 +182,8 @@ func (s *Server) signedInAnswer(w http.ResponseWriter, r *http.Request, status i
 	if old := sessionID(r); old != "" && old != signed.Session {
 		if err := s.accounts.svc.SignOut(r.Context(), old); err != nil {
 			s.log.Warn("ending a replaced session", "err", err)
+		} else {
+			s.revoked(r.Context(), account.Revocation{Session: account.HashSessionID(old)})
 		}
 	}
 	s.setSession(w, r, signed)
@@ -229,6 +231,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
+		s.revoked(r.Context(), account.Revocation{Session: account.HashSessionID(id)})
 	}
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{})
@@ -240,6 +243,7 @@ func (s *Server) signOutEverywhere(w http.ResponseWriter, r *http.Request, a *st
 		s.fail(w, r, err)
 		return
 	}
+	s.revoked(r.Context(), account.Revocation{Account: a.ID})
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{"ended": n})
 }
@@ -285,6 +289,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, a *store.
 		s.fail(w, r, err)
 		return
 	}
+	s.revoked(r.Context(), account.Revocation{Account: a.ID})
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{})
 }

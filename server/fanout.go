@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -125,11 +126,17 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 			for _, id := range s.live.watched() {
 				s.relay(id, "", false)
 			}
-			go s.lobbyResync() // reads the database: not on the listener's goroutine
+			// Read the database: not on the listener's goroutine.
+			go s.lobbyResync()
+			go s.recheckAll(ctx)
 			return
 		}
 		if strings.HasPrefix(payload, lobbyNoticePrefix) {
 			s.handleLobbyNotice(payload[len(lobbyNoticePrefix):])
+			return
+		}
+		if rv, ok := account.ParseRevocation(payload); ok {
+			go s.revokedElsewhere(rv)
 			return
 		}
 		var n notice

@@ -74,19 +74,6 @@ func (s *Server) liveSeat(ctx context.Context, g *play.Game, token string, c *li
 	return s.table.SeatOfAccount(ctx, g, c.account)
 }
 
-// liveAccount returns the ID of the account a live connection's request
-// comes from, or "".
-func (s *Server) liveAccount(r *http.Request) string {
-	if !mayAsk(r) {
-		return ""
-	}
-	a, err := s.asker(r)
-	if err != nil {
-		return ""
-	}
-	return a.ID
-}
-
 // askerView is a game's view with the side of the asker's seat, when the
 // asker's account owns one.
 type askerView struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -61,11 +60,13 @@ type liveConn struct {
 	// it says which seat it holds or presenceDelay passes: a player's
 	// page reconnecting is not shown as a spectator meanwhile.
 	fresh bool
-	// away: dropped because the server is stopping (goAway).
-	away atomic.Bool
+	// end says why it was dropped (goAway, a revocation).
+	end endCause
 	// account is the account the connection's request came from, whose
 	// seats it may act on without a token (identity.go); "" for none.
+	// signed is what proved it, nil for none (revoke.go).
 	account string
+	signed  *signedConn
 }
 
 // drop closes the connection's queue: its writer ends the connection, and
@@ -399,7 +400,13 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
 		return
 	}
-	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{}), account: s.liveAccount(r)}
+	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	gen := s.signed.generation()
+	if sc, err := s.liveSigner(r); err == nil && sc != nil {
+		// Anything else watches as anyone does.
+		c.account, c.signed = sc.account, sc
+		sc.drop = func(e ending) { c.end.set(e); c.drop() }
+	}
 	// Every change is told under its game's lock: holding it, the
 	// connection joins and gets the game as it is, so its first message
 	// is that state and no change falls between it and the next. The game
@@ -429,6 +436,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	defer cancel()
+	defer s.watchSignIn(ctx, c.signed, gen)()
 	// A fresh connection changes no presence yet (liveConn.fresh): it is
 	// announced once it says its seat, or is counted as watching.
 	counted := time.AfterFunc(presenceDelay, func() {
@@ -441,7 +449,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.live.leave(id, c)
 		s.presenceChanged(id)
 	}()
-	go writeLive(ctx, cancel, ws, c.send, c.closed, c.away.Load)
+	go writeLive(ctx, cancel, ws, c.send, c.closed, &c.end)
 	s.liveReader(ctx, ws, c, id)
 	cancel()
 	ws.CloseNow()
@@ -499,6 +507,9 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 		return nil
 	default:
 		return errorf(http.StatusBadRequest, "message type %q: want hello, move or action", clip(m.Type))
+	}
+	if c.signed != nil && c.signed.revoked.Load() {
+		return errorf(http.StatusUnauthorized, "signed out: this connection acts no more")
 	}
 	if m.Type == "hello" {
 		leave, err := s.setups.enter(ctx)

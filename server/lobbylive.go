@@ -69,10 +69,18 @@ func (l *lobby) kickMatcher() {
 }
 
 type lobbyConn struct {
-	account string // "" for a visitor not signed in
+	account string      // "" for a visitor not signed in
+	signed  *signedConn // what proved account (revoke.go)
 	send    chan []byte
 	closed  chan struct{}
 	once    sync.Once
+	end     endCause
+}
+
+// hears reports whether c hears account id's own messages: c is id's,
+// and its sign-in was not revoked.
+func (c *lobbyConn) hears(id string) bool {
+	return c.account != "" && c.account == id && (c.signed == nil || !c.signed.revoked.Load())
 }
 
 func (c *lobbyConn) drop() { c.once.Do(func() { close(c.closed) }) }
@@ -92,7 +100,7 @@ func (l *lobby) accounts() []string {
 	seen := map[string]bool{}
 	var out []string
 	for c := range l.conns {
-		if c.account != "" && !seen[c.account] {
+		if c.hears(c.account) && !seen[c.account] {
 			seen[c.account] = true
 			out = append(out, c.account)
 		}
@@ -178,7 +186,7 @@ func (s *Server) lobbyDeliver(outs []lobbyOut) {
 			mine.Mine = true
 			own := mustMarshal(map[string]any{"type": "seek", "seek": mine})
 			for c := range l.conns {
-				if c.account != "" && c.account == o.Owner {
+				if c.hears(o.Owner) {
 					c.queue(own)
 				} else {
 					c.queue(others)
@@ -186,7 +194,7 @@ func (s *Server) lobbyDeliver(outs []lobbyOut) {
 			}
 		default:
 			for c := range l.conns {
-				if o.To == "" || c.account == o.To {
+				if o.To == "" || c.hears(o.To) {
 					c.queue(o.Msg)
 				}
 			}
@@ -263,19 +271,21 @@ func (s *Server) lobbyResync() {
 // pool places while connected.
 func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 	me := ""
-	if mayAsk(r) {
-		a, err := s.asker(r)
-		switch {
-		case err == nil:
-			me = a.ID
-		case errors.Is(err, account.ErrNoSession) && !account.IsBotToken(bearer(r)):
-			// A stale session's browser watches as anyone does.
-		default:
-			s.fail(w, r, err)
-			return
-		}
+	gen := s.signed.generation()
+	signed, err := s.liveSigner(r)
+	switch {
+	case err == nil && signed != nil:
+		me = signed.account
+	case err == nil, errors.Is(err, account.ErrNoSession) && !account.IsBotToken(bearer(r)):
+		// A stale session's browser watches as anyone does.
+	default:
+		s.fail(w, r, err)
+		return
 	}
-	c := &lobbyConn{account: me, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
+	c := &lobbyConn{account: me, signed: signed, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
+	if signed != nil {
+		signed.drop = func(e ending) { c.end.set(e); c.drop() }
+	}
 	// The connection joins before the lobby is read: a change meanwhile
 	// may come twice, never not at all.
 	l := s.lobby
@@ -306,6 +316,7 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	defer cancel()
+	defer s.watchSignIn(ctx, signed, gen)()
 	// The first message goes before any queued change.
 	wctx, done := context.WithTimeout(ctx, liveWrite)
 	err = ws.Write(wctx, websocket.MessageText, first)
@@ -314,7 +325,7 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		ws.CloseNow()
 		return
 	}
-	go writeLive(ctx, cancel, ws, c.send, c.closed, nil)
+	go writeLive(ctx, cancel, ws, c.send, c.closed, &c.end)
 	s.lobbyReader(ctx, ws, c)
 	cancel()
 	ws.CloseNow()

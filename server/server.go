@@ -79,8 +79,9 @@ type Server struct {
 
 	tb *egtb.Library // nil without endgame databases
 
-	accounts *accounts // the accounts' routes (accounts.go)
-	lobby    *lobby    // the lobby's connections and work (lobby*.go)
+	accounts *accounts   // the accounts' routes (accounts.go)
+	signed   signedConns // the live connections opened by accounts (revoke.go)
+	lobby    *lobby      // the lobby's connections and work (lobby*.go)
 
 	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
 }
@@ -291,8 +292,14 @@ func (s *Server) background(ctx context.Context) {
 	// the clocks of every open game, whichever instance started them.
 	shared := time.NewTicker(presenceRefresh)
 	defer shared.Stop()
+	// Alone on its database, nobody tells it of the accounts the
+	// operator's command changes: it checks its connections' sign-ins.
+	signIns := time.NewTicker(signInCheck)
+	defer signIns.Stop()
 	if s.notifier == nil {
 		shared.Stop()
+	} else {
+		signIns.Stop()
 	}
 	for {
 		select {
@@ -312,6 +319,8 @@ func (s *Server) background(ctx context.Context) {
 		case <-shared.C:
 			s.tellPresence()
 			s.checkClocks(ctx)
+		case <-signIns.C:
+			s.recheckAll(ctx)
 		}
 	}
 }

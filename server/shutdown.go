@@ -111,7 +111,7 @@ func (h *liveHub) goAway() {
 	defer h.mu.Unlock()
 	for _, r := range h.rooms {
 		for c := range r.conns {
-			c.away.Store(true)
+			c.end.set(endStopping)
 			c.drop()
 		}
 	}
