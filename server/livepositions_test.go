@@ -165,15 +165,7 @@ func TestInstancesRefuseAnalysisNearALiveGame(t *testing.T) {
 	body := func(moves []string) string {
 		return fmt.Sprintf(`{"position": %q, "moves": %s, "depth": 2}`, g.Position, mustJSON(moves))
 	}
-	for deadline := time.Now().Add(liveWait); ; time.Sleep(10 * time.Millisecond) {
-		code, raw := ask(tb, "POST", "/api/analyze", body(nil))
-		if code == http.StatusConflict {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("B analyses the position of a game played on A: %d %s", code, raw)
-		}
-	}
+	answers(t, tb, body(nil), http.StatusConflict, "the position of the game played on A")
 	for _, set := range []map[string][]string{children, grandchildren} {
 		for _, moves := range set {
 			if code, raw := ask(tb, "POST", "/api/analyze", body(moves)); code != http.StatusConflict {
@@ -186,15 +178,22 @@ func TestInstancesRefuseAnalysisNearALiveGame(t *testing.T) {
 	}
 	watcher.wait("the resignation on A", func(m liveMessage) bool { return m.Game != nil && m.Game.Status != "playing" })
 	for _, moves := range children {
-		for deadline := time.Now().Add(liveWait); ; time.Sleep(10 * time.Millisecond) {
-			code, raw := ask(tb, "POST", "/api/analyze", body(moves))
-			if code == http.StatusOK {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("B refuses a child of the position of a game over: %d %s", code, raw)
-			}
-		}
+		answers(t, tb, body(moves), http.StatusOK, "a child of the position of the game over")
 		break
+	}
+}
+
+// answers waits, within liveWait, for ts to answer the analysis body with
+// status want: another instance's notice takes a moment to arrive.
+func answers(t *testing.T, ts *testServer, body string, want int, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(liveWait); ; time.Sleep(10 * time.Millisecond) {
+		code, raw := ask(ts, "POST", "/api/analyze", body)
+		if code == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the analysis of %s: %d %s, want %d", what, code, raw, want)
+		}
 	}
 }

@@ -33,15 +33,26 @@ type watchedSocket struct {
 // dialWatched opens the live connection path of site as p (nil: nobody).
 func dialWatched(t testing.TB, site *lobbySite, path string, p *lobbyPlayer) *watchedSocket {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
-	defer cancel()
 	h := http.Header{}
 	if p != nil {
 		p.header(h)
 	}
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(site.web.URL, "http")+path, &websocket.DialOptions{HTTPHeader: h})
+	c, err := dialSocket(t, site.web.URL, path, h)
 	if err != nil {
 		t.Fatalf("dialling %s: %v", path, err)
+	}
+	return c
+}
+
+// dialSocket opens the live connection path of the server at base, with
+// the request's header h.
+func dialSocket(t testing.TB, base, path string, h http.Header) (*watchedSocket, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), liveWait)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+path, &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		return nil, err
 	}
 	c := &watchedSocket{t: t, ws: ws, msgs: make(chan map[string]any, 256), closed: make(chan struct{})}
 	go func() {
@@ -66,7 +77,7 @@ func dialWatched(t testing.TB, site *lobbySite, path string, p *lobbyPlayer) *wa
 		}
 	}()
 	t.Cleanup(func() { ws.CloseNow() })
-	return c
+	return c, nil
 }
 
 func (c *watchedSocket) send(v any) {
@@ -118,6 +129,18 @@ func (c *watchedSocket) open() bool {
 	default:
 		return true
 	}
+}
+
+// seated opens, on site, p's connection to game id, which takes p's seat,
+// and p's lobby connection.
+func seated(t *testing.T, site *lobbySite, id string, p *lobbyPlayer) (game, lobby *watchedSocket) {
+	t.Helper()
+	game = dialWatched(t, site, "/api/games/"+id+"/live", p)
+	lobby = dialWatched(t, site, "/api/lobby/live", p)
+	lobby.waitMsg("the lobby", func(m map[string]any) bool { return m["type"] == "lobby" })
+	game.send(map[string]any{"type": "hello"})
+	game.waitMsg("the seat", func(m map[string]any) bool { return m["event"] == "presence" })
+	return game, lobby
 }
 
 // pairedGame makes a game whose seats the accounts of a and b own (b
@@ -314,11 +337,7 @@ func TestDisabledAccountStopsActing(t *testing.T) {
 	amina, baraka := site.player("Amina"), site.player("Baraka")
 	id, side := pairedGame(t, baraka, amina)
 	g := toMove(t, id, side, baraka)
-	game := dialWatched(t, site, "/api/games/"+id+"/live", amina)
-	lobby := dialWatched(t, site, "/api/lobby/live", amina)
-	lobby.waitMsg("the lobby", func(m map[string]any) bool { return m["type"] == "lobby" })
-	game.send(map[string]any{"type": "hello"})
-	game.waitMsg("the seat", func(m map[string]any) bool { return m["event"] == "presence" })
+	game, lobby := seated(t, site, id, amina)
 	openPresence(t, amina)
 
 	if err := account.AdminCommand(context.Background(), "", dir, "disable", "Amina", io.Discard); err != nil {
@@ -366,11 +385,7 @@ func TestInstancesRevokeSignIns(t *testing.T) {
 	id, side := pairedGame(t, baraka, amina)
 	g := toMove(t, id, side, baraka)
 	onB := amina.on(b)
-	game := dialWatched(t, b, "/api/games/"+id+"/live", onB)
-	lobby := dialWatched(t, b, "/api/lobby/live", onB)
-	lobby.waitMsg("the lobby", func(m map[string]any) bool { return m["type"] == "lobby" })
-	game.send(map[string]any{"type": "hello"})
-	game.waitMsg("the seat", func(m map[string]any) bool { return m["event"] == "presence" })
+	game, lobby := seated(t, b, id, onB)
 	openPresence(t, onB)
 	if code, raw := amina.call("POST", "/api/account/signout-everywhere", "", nil); code != 200 {
 		t.Fatalf("sign out everywhere on A: %d %s", code, raw)
