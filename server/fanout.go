@@ -135,6 +135,10 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 			s.handleLobbyNotice(payload[len(lobbyNoticePrefix):])
 			return
 		}
+		if strings.HasPrefix(payload, heardPrefix) {
+			s.heard(payload)
+			return
+		}
 		if rv, ok := account.ParseRevocation(payload); ok {
 			go s.revokedElsewhere(rv)
 			return
@@ -181,7 +185,8 @@ func (s *Server) handleNotice(n notice) {
 // have had already is not sent again; with no event (a resync), the game's
 // clock is watched again too.
 func (s *Server) relay(id, event string, withSowing bool) {
-	ctx := s.ctx
+	ctx, cancel := context.WithTimeout(s.ctx, backgroundTimeout)
+	defer cancel()
 	err := s.table.With(ctx, id, func(g *play.Game) error {
 		if event == "" {
 			s.clocks.watch(s, g)

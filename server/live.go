@@ -411,12 +411,17 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 	// connection joins and gets the game as it is, so its first message
 	// is that state and no change falls between it and the next. The game
 	// is read once, before the upgrade, so that an unknown one is a 404.
-	leave, err := s.setups.enter(r.Context())
+	// The request's own time limit does not bound a WebSocket's: this
+	// does, till the upgrade.
+	sctx, cancel := context.WithTimeout(r.Context(), backgroundTimeout)
+	defer cancel()
+	leave, err := s.setups.enter(sctx)
 	if err != nil {
-		return // the client has gone
+		s.fail(w, r, err)
+		return
 	}
-	err = s.table.With(r.Context(), id, func(g *play.Game) error {
-		v, err := s.view(r.Context(), g)
+	err = s.table.With(sctx, id, func(g *play.Game) error {
+		v, err := s.view(sctx, g)
 		if err != nil {
 			return err
 		}
@@ -511,6 +516,8 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 	if c.signed != nil && c.signed.revoked.Load() {
 		return errorf(http.StatusUnauthorized, "signed out: this connection acts no more")
 	}
+	ctx, cancel := context.WithTimeout(ctx, backgroundTimeout)
+	defer cancel()
 	if m.Type == "hello" {
 		leave, err := s.setups.enter(ctx)
 		if err != nil {

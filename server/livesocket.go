@@ -44,10 +44,12 @@ func (s *Server) acceptLive(w http.ResponseWriter, r *http.Request) (*websocket.
 type ending int32
 
 const (
-	endSlow      ending = iota // too slow to keep up: it reconnects and resyncs
-	endStopping                // the server is stopping: reconnect, to another instance
-	endSignedOut               // its session ended, or its account can act no more
-	endUnchecked               // its sign-in could not be checked: reconnect
+	endSlow       ending = iota // too slow to keep up: it reconnects and resyncs
+	endStopping                 // the server is stopping: reconnect, to another instance
+	endSignedOut                // its session ended, or its account can act no more
+	endUnchecked                // its sign-in could not be checked: reconnect
+	endNoDatabase               // the server cannot reach its database: reconnect, to another
+	endDeaf                     // the server cannot hear the others: reconnect, to another
 )
 
 // StatusSignedOut is the close status of a live connection whose session
@@ -62,6 +64,10 @@ func (e ending) close(ws *websocket.Conn) {
 		ws.Close(websocket.StatusGoingAway, "the server is stopping")
 	case endSignedOut:
 		ws.Close(StatusSignedOut, "signed out: the session ended, or the account was disabled or deleted")
+	case endNoDatabase:
+		ws.Close(websocket.StatusGoingAway, "this server cannot reach its database: reconnect, to another server")
+	case endDeaf:
+		ws.Close(websocket.StatusGoingAway, "this server cannot hear the other servers: reconnect, to another server")
 	case endUnchecked:
 		ws.Close(websocket.StatusTryAgainLater, "the sign-in could not be checked: reconnect")
 	default:

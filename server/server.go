@@ -35,9 +35,12 @@ import (
 
 // Limits of the API.
 const (
-	MaxBody         = 1 << 20 // bytes of a request body
-	MaxAnalysisTime = 10 * time.Second
-	MaxListed       = 200 // games in one listing
+	// backgroundTimeout bounds each piece of the server's own work that
+	// calls the database: a game relayed, flagged or expired, a listing.
+	backgroundTimeout = 10 * time.Second
+	MaxBody           = 1 << 20 // bytes of a request body
+	MaxAnalysisTime   = 10 * time.Second
+	MaxListed         = 200 // games in one listing
 	// MaxLaps is the largest lap cap a game made through the API may use:
 	// every endless candidate move costs the whole cap, on every request.
 	MaxLaps = 10_000
@@ -82,6 +85,10 @@ type Server struct {
 	accounts *accounts   // the accounts' routes (accounts.go)
 	signed   signedConns // the live connections opened by accounts (revoke.go)
 	lobby    *lobby      // the lobby's connections and work (lobby*.go)
+	vigil    vigil       // whether it reaches its database and the others (vigil.go)
+
+	// requestTimeout bounds an API request other than a WebSocket's.
+	requestTimeout time.Duration
 
 	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
 }
@@ -95,7 +102,8 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s := &Server{store: st, log: log, mux: http.NewServeMux(),
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
 		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]*time.Timer{}},
-		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue)}
+		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue),
+		vigil: vigil{now: time.Now}, requestTimeout: MaxAnalysisTime + o.SearchWait + 5*time.Second}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
 	s.mux.HandleFunc("GET /api/games", s.listGames)
@@ -134,8 +142,17 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.guard.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. A request other than a WebSocket's
+// has requestTimeout to be answered: its context ends then, and what it
+// waits for (the database, a search) fails, answered 503.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !isWebSocket(r) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
+	s.guard.ServeHTTP(w, r)
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -261,6 +278,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.expireIdle(ctx)
 	s.done = make(chan struct{})
+	s.vigil.start()
 	if s.notifier != nil {
 		go func() {
 			if err := s.notifier.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
@@ -277,6 +295,14 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) background(ctx context.Context) {
 	defer close(s.done)
 	if s.notifier != nil {
+		// With other instances: check that it reaches the database and
+		// hears them (vigil.go), and that its clients miss no change.
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			s.watchHealth(ctx)
+		}()
+		defer func() { <-watched }()
 		synced := make(chan struct{})
 		go func() {
 			defer close(synced)
@@ -311,9 +337,11 @@ func (s *Server) background(ctx context.Context) {
 			}
 			return
 		case <-beat.C:
-			if err := s.store.SetAlive(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			bctx, cancel := context.WithTimeout(ctx, 2*Heartbeat)
+			if err := s.store.SetAlive(bctx, time.Now()); err != nil && ctx.Err() == nil {
 				s.log.Warn("recording the heartbeat", "err", err)
 			}
+			cancel()
 		case <-sweep.C:
 			s.expireIdle(ctx)
 		case <-shared.C:
