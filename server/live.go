@@ -413,8 +413,8 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 	// is read once, before the upgrade, so that an unknown one is a 404.
 	// The request's own time limit does not bound a WebSocket's: this
 	// does, till the upgrade.
-	sctx, cancel := context.WithTimeout(r.Context(), backgroundTimeout)
-	defer cancel()
+	sctx, setupDone := context.WithTimeout(r.Context(), backgroundTimeout)
+	defer setupDone()
 	leave, err := s.setups.enter(sctx)
 	if err != nil {
 		s.fail(w, r, err)

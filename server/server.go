@@ -35,12 +35,9 @@ import (
 
 // Limits of the API.
 const (
-	// backgroundTimeout bounds each piece of the server's own work that
-	// calls the database: a game relayed, flagged or expired, a listing.
-	backgroundTimeout = 10 * time.Second
-	MaxBody           = 1 << 20 // bytes of a request body
-	MaxAnalysisTime   = 10 * time.Second
-	MaxListed         = 200 // games in one listing
+	MaxBody         = 1 << 20 // bytes of a request body
+	MaxAnalysisTime = 10 * time.Second
+	MaxListed       = 200 // games in one listing
 	// MaxLaps is the largest lap cap a game made through the API may use:
 	// every endless candidate move costs the whole cap, on every request.
 	MaxLaps = 10_000
@@ -82,15 +79,17 @@ type Server struct {
 
 	tb *egtb.Library // nil without endgame databases
 
-	accounts *accounts   // the accounts' routes (accounts.go)
-	signed   signedConns // the live connections opened by accounts (revoke.go)
-	lobby    *lobby      // the lobby's connections and work (lobby*.go)
-	vigil    vigil       // whether it reaches its database and the others (vigil.go)
-
-	// requestTimeout bounds an API request other than a WebSocket's.
-	requestTimeout time.Duration
+	accounts *accounts // the accounts' routes (accounts.go)
+	lobby    *lobby    // the lobby's connections and work (lobby*.go)
 
 	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
+
+	// signed keeps the live connections opened by accounts (revoke.go);
+	// vigil whether it reaches its database and the others (vigil.go).
+	signed signedConns
+	vigil  vigil
+	// requestTimeout bounds an API request other than a WebSocket's.
+	requestTimeout time.Duration
 }
 
 // New returns a server over st with the default Options.

@@ -33,6 +33,10 @@ const (
 	// its database, or without hearing itself, before it sends its live
 	// clients away: a listener that reconnects at once sends nobody away.
 	outageGrace = 2 * time.Second
+	// backgroundTimeout bounds each piece of the server's own work that
+	// calls the database (a game relayed, flagged or expired, a listing),
+	// and a live connection's setup and each of its messages.
+	backgroundTimeout = 10 * time.Second
 )
 
 // heardPrefix begins the notice an instance sends itself; the rest is the
