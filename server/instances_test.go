@@ -227,16 +227,10 @@ func TestInstancesAnnounceWhatTheyCommit(t *testing.T) {
 // stands still here, would send North away after a moment:
 // TestInstancesSendClientsAwayWhenCutOff.)
 func TestInstancesResyncSilentListener(t *testing.T) {
-	dbURL := pgtest.NewDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.NewProxy(t, u.Host)
-	u.Host = proxy.Addr()
+	dbURL, proxied, proxy := proxiedDatabase(t)
 	still := newTestClock()
 	a := startInstance(t, dbURL)
-	b := startInstanceWith(t, u.String(), func(_ *store.Postgres, srv *Server) { srv.vigil.now = still.now })
+	b := startInstanceWith(t, proxied, func(_ *store.Postgres, srv *Server) { srv.vigil.now = still.now })
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 8}`)
 	north := dialLive(t, b.web.URL, g.ID)

@@ -143,6 +143,22 @@ func seated(t *testing.T, site *lobbySite, id string, p *lobbyPlayer) (game, lob
 	return game, lobby
 }
 
+// stoppedActing checks that an account whose every session has ended has
+// stopped acting: whose's game and lobby connections are closed, the game
+// g, as its opponent reads it, has no move more, and the account's seeks
+// and pool places are gone.
+func stoppedActing(t *testing.T, whose string, game, lobby *watchedSocket, opponent *lobbyPlayer, g gameView, id string) {
+	t.Helper()
+	game.waitSignedOut(whose + " game connection")
+	lobby.waitSignedOut(whose + " lobby connection")
+	if got := opponent.get(g.ID); len(got.Moves) != len(g.Moves) {
+		t.Errorf("a move was played after the sign-in ended: %d moves, want %d", len(got.Moves), len(g.Moves))
+	}
+	if n := seeksOf(t, opponent.site.st, id); n != 0 {
+		t.Errorf("%d seeks and places left after the sign-in ended", n)
+	}
+}
+
 // pairedGame makes a game whose seats the accounts of a and b own (b
 // accepts a's seek), and returns it with b's side.
 func pairedGame(t *testing.T, a, b *lobbyPlayer) (id, side string) {
@@ -286,14 +302,7 @@ func TestSignOutClosesLiveConnections(t *testing.T) {
 		t.Fatalf("sign out everywhere: %d %s", code, raw)
 	}
 	phoneGame.send(map[string]any{"type": "move", "move": g.LegalMoves[0], "ply": len(g.Moves)})
-	phoneGame.waitSignedOut("the phone's game connection")
-	phoneLobby.waitSignedOut("the phone's lobby connection")
-	if got := baraka.get(id); len(got.Moves) != len(g.Moves) {
-		t.Errorf("a move sent after signing out everywhere was played: %d moves, want %d", len(got.Moves), len(g.Moves))
-	}
-	if n := seeksOf(t, site.st, amina.id); n != 0 {
-		t.Errorf("%d seeks and places left after signing out everywhere", n)
-	}
+	stoppedActing(t, "the phone's", phoneGame, phoneLobby, baraka, g, amina.id)
 	for _, id := range seeks {
 		watcher.wait("unseek", func(m map[string]any) bool { return m["id"] == id })
 	}
@@ -390,14 +399,7 @@ func TestInstancesRevokeSignIns(t *testing.T) {
 	if code, raw := amina.call("POST", "/api/account/signout-everywhere", "", nil); code != 200 {
 		t.Fatalf("sign out everywhere on A: %d %s", code, raw)
 	}
-	game.waitSignedOut("B's game connection")
-	lobby.waitSignedOut("B's lobby connection")
-	if got := baraka.get(id); len(got.Moves) != len(g.Moves) {
-		t.Errorf("%d moves, want %d", len(got.Moves), len(g.Moves))
-	}
-	if n := seeksOf(t, a.st, amina.id); n != 0 {
-		t.Errorf("%d seeks and places left after signing out everywhere", n)
-	}
+	stoppedActing(t, "B's", game, lobby, baraka, g, amina.id)
 
 	cheku := a.player("Cheku")
 	watcher := a.dial(nil)

@@ -113,16 +113,24 @@ func TestInstancesSendClientsAwayWhenCutOff(t *testing.T) {
 	}
 }
 
-func testOutage(t *testing.T, because string, fault, mend func(*pgtest.Proxy), peer bool) {
-	dbURL := pgtest.NewDatabase(t)
-	u, err := url.Parse(dbURL)
+// proxiedDatabase makes a database for the test, and a proxy to it: it
+// returns the database's URL, the URL through the proxy, and the proxy.
+func proxiedDatabase(t *testing.T) (direct, proxied string, proxy *pgtest.Proxy) {
+	t.Helper()
+	direct = pgtest.NewDatabase(t)
+	u, err := url.Parse(direct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := pgtest.NewProxy(t, u.Host)
+	proxy = pgtest.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
+	return direct, u.String(), proxy
+}
+
+func testOutage(t *testing.T, because string, fault, mend func(*pgtest.Proxy), peer bool) {
+	dbURL, proxied, proxy := proxiedDatabase(t)
 	clk := newTestClock()
-	a := startInstanceWith(t, u.String(), func(st *store.Postgres, srv *Server) {
+	a := startInstanceWith(t, proxied, func(st *store.Postgres, srv *Server) {
 		st.SetTimeout(500 * time.Millisecond)
 		srv.vigil.now = clk.now
 	})
