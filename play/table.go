@@ -39,8 +39,9 @@ type Store interface {
 	// SeatExists reports whether some online game has a seat whose token
 	// hashes to hash.
 	SeatExists(ctx context.Context, hash string) (bool, error)
-	// SeatOwners returns the accounts that own the seats given (token
-	// hashes), by seat; seats without an owner are left out.
+	// SeatOwners returns the active accounts that own the seats given
+	// (token hashes), by seat; seats without an owner, or whose owner is
+	// disabled or deleted, are left out: such an account acts on none.
 	SeatOwners(ctx context.Context, seats []string) (map[string]string, error)
 	// GameRatings returns who holds the seats of online game id, with
 	// their ratings in its category and the game's change of them.

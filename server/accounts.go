@@ -195,6 +195,8 @@ func (s *Server) signedInAnswer(w http.ResponseWriter, r *http.Request, status i
 	if old := sessionID(r); old != "" && old != signed.Session {
 		if _, err := s.accounts.svc.SignOut(r.Context(), old); err != nil {
 			s.log.Warn("ending a replaced session", "err", err)
+		} else {
+			s.revoked(r.Context(), account.Revocation{Session: account.HashSessionID(old)})
 		}
 	}
 	s.setSession(w, r, signed)
@@ -238,6 +240,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
+		s.revoked(r.Context(), account.Revocation{Session: account.HashSessionID(id)})
 	}
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{})
@@ -249,6 +252,7 @@ func (s *Server) signOutEverywhere(w http.ResponseWriter, r *http.Request, a *ac
 		s.fail(w, r, err)
 		return
 	}
+	s.revoked(r.Context(), account.Revocation{Account: a.ID})
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{"ended": len(ended.Sessions)})
 }
@@ -298,6 +302,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, a *accoun
 	if err := s.lobby.Forget(r.Context(), a.ID); err != nil {
 		s.log.Warn("withdrawing a deleted account from the lobby", "err", err)
 	}
+	s.revoked(r.Context(), account.Revocation{Account: a.ID})
 	s.clearSession(w, r)
 	writeJSON(w, http.StatusOK, map[string]any{})
 }

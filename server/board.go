@@ -81,6 +81,13 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := g.Position()
+	if !g.Over() {
+		// The analysis board sets up no position the engine refuses.
+		if err := s.positions.check(p, g.Rules()); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
 	v := boardView{Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: []string{},
 		Status: gameview.StatusName(g.Status()), Result: g.Result().Token()}
 	for i := 0; i <= g.Ply(); i++ {

@@ -175,6 +175,10 @@ func (l *clientLimits) openLive(client netip.Prefix) (func(), error) {
 // the count lasts as long as the connection.
 func (s *Server) liveLimited(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if err := s.cutOff(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		done, err := s.clients.openLive(clientOf(r, s.trustProxy))
 		if err != nil {
 			s.fail(w, r, err)

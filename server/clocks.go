@@ -65,10 +65,11 @@ func (cw *clockWatch) stopAll() {
 // flag ends game id on time if its side to move has run out, or
 // reschedules its timer.
 func (s *Server) flag(id string) {
-	ctx := s.ctx
-	if ctx.Err() != nil {
+	if s.ctx.Err() != nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(s.ctx, backgroundTimeout)
+	defer cancel()
 	err := s.table.With(ctx, id, func(g *play.Game) error {
 		up, err := s.table.TimeIsUp(ctx, g, s.clock.Now())
 		if err == nil && !up {
@@ -93,7 +94,9 @@ func (s *Server) flag(id string) {
 // timer of this instance watches: their last change was made by an
 // instance that is gone.
 func (s *Server) checkClocks(ctx context.Context) {
-	ids, err := s.store.OpenOnlineGames(ctx, time.Time{})
+	lctx, cancel := context.WithTimeout(ctx, backgroundTimeout)
+	ids, err := s.store.OpenOnlineGames(lctx, time.Time{})
+	cancel()
 	if err != nil {
 		s.log.Warn("listing open games", "err", err)
 		return
@@ -111,13 +114,17 @@ func (s *Server) checkClocks(ctx context.Context) {
 // expireIdle ends the online games nobody touched for IdleExpiry.
 func (s *Server) expireIdle(ctx context.Context) {
 	now := s.clock.Now()
-	ids, err := s.store.OpenOnlineGames(ctx, now.Add(-IdleExpiry))
+	lctx, cancel := context.WithTimeout(ctx, backgroundTimeout)
+	ids, err := s.store.OpenOnlineGames(lctx, now.Add(-IdleExpiry))
+	cancel()
 	if err != nil {
 		s.log.Warn("listing idle games", "err", err)
 		return
 	}
 	for _, id := range ids {
-		err := s.table.With(ctx, id, func(g *play.Game) error { return s.table.Expire(ctx, g, now) })
+		gctx, cancel := context.WithTimeout(ctx, backgroundTimeout)
+		err := s.table.With(gctx, id, func(g *play.Game) error { return s.table.Expire(gctx, g, now) })
+		cancel()
 		if err != nil {
 			s.log.Warn("expiring an idle game", "game", id, "err", err)
 		}

@@ -63,7 +63,10 @@ func (s *Server) problemOf(err error, where ...any) problem {
 	case errors.Is(err, store.ErrUnsaved):
 		s.log.Error("storage failed", append(where, "err", err)...)
 		return problem{http.StatusServiceUnavailable, "the change could not be saved; nothing was changed, try again in a moment", 5}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
+		s.log.Warn("out of time", append(where, "err", err)...)
+		return problem{http.StatusServiceUnavailable, "the server could not answer in time (its database may be out of reach); try again in a moment", 5}
+	case errors.Is(err, context.Canceled):
 		return problem{http.StatusServiceUnavailable, "the request was cancelled", 1}
 	case store.Unavailable(err):
 		s.log.Error("storage unreachable", append(where, "err", err)...)

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/internal/gameview"
+	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -39,8 +41,10 @@ type notice struct {
 	// when no clock runs.
 	Deadline int64 `json:"d,omitempty"`
 	// Position is the key of the position of an online game in play
-	// after the change (livePositions); "" otherwise.
+	// after the change (livePositions); "" otherwise. Laps is its rules'
+	// lap cap, 0 for the default.
 	Position string `json:"p,omitempty"`
+	Laps     int    `json:"l,omitempty"`
 	// For presence: this instance's connections to the game, by seat,
 	// and those watching.
 	Seats    [2]int `json:"s,omitzero"`
@@ -77,7 +81,9 @@ func (s *Server) noticeOf(c play.Notice) string {
 	if !c.Deadline.IsZero() {
 		n.Deadline = c.Deadline.UnixMilli()
 	}
-	n.Position = liveKey(c.Board)
+	if n.Position = liveKey(c.Board); n.Position != "" && c.Board.Rules().Laps() != rules.DefaultMaxLaps {
+		n.Laps = c.Board.Rules().Laps()
+	}
 	data, _ := json.Marshal(n) // plain data: it always marshals
 	return string(data)
 }
@@ -122,11 +128,21 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 			for _, id := range s.live.watched() {
 				s.relay(id, "", false)
 			}
-			go s.lobbyResync() // reads the database: not on the listener's goroutine
+			// Read the database: not on the listener's goroutine.
+			go s.lobbyResync()
+			go s.recheckAll(ctx)
 			return
 		}
 		if strings.HasPrefix(payload, lobbyNoticePrefix) {
 			s.handleLobbyNotice(payload[len(lobbyNoticePrefix):])
+			return
+		}
+		if strings.HasPrefix(payload, heardPrefix) {
+			s.heard(payload)
+			return
+		}
+		if rv, ok := account.ParseRevocation(payload); ok {
+			go s.revokedElsewhere(rv)
 			return
 		}
 		var n notice
@@ -159,7 +175,7 @@ func (s *Server) handleNotice(n notice) {
 			at = time.UnixMilli(n.Deadline)
 		}
 		s.clocks.at(s, n.Game, at)
-		s.positions.set(n.Game, n.Position)
+		s.positions.set(n.Game, n.Position, n.Laps, n.Rev)
 	}
 	if s.live.has(n.Game) {
 		// A notice past the next revision means some were missed; the
@@ -173,7 +189,8 @@ func (s *Server) handleNotice(n notice) {
 // have had already is not sent again; with no event (a resync), the game's
 // clock is watched again too.
 func (s *Server) relay(id, event string, withSowing bool) {
-	ctx := s.ctx
+	ctx, cancel := context.WithTimeout(s.ctx, backgroundTimeout)
+	defer cancel()
 	err := s.table.With(ctx, id, func(g *play.Game) error {
 		if event == "" {
 			s.clocks.watch(s, g)

@@ -23,13 +23,20 @@ type instance struct {
 	web *httptest.Server
 }
 
-func startInstance(t *testing.T, url string) *instance {
+func startInstance(t *testing.T, url string) *instance { return startInstanceWith(t, url, nil) }
+
+// startInstanceWith is startInstance with setup, if not nil, called on
+// the store and the server before it starts.
+func startInstanceWith(t *testing.T, url string, setup func(*store.Postgres, *Server)) *instance {
 	t.Helper()
 	st, err := store.OpenPostgres(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if setup != nil {
+		setup(st, srv)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := srv.Start(ctx); err != nil {
 		t.Fatal(err)

@@ -299,7 +299,7 @@ func (s *Server) listOnline(w http.ResponseWriter, r *http.Request) {
 		views = append(views, v)
 		seats = append(seats, o.Seats[rules.South], o.Seats[rules.North])
 	}
-	if id := s.liveAccount(r); id != "" && len(seats) > 0 {
+	if id := s.askerID(r); id != "" && len(seats) > 0 {
 		owners, err := s.store.SeatOwners(r.Context(), seats)
 		if err != nil {
 			s.fail(w, r, err)
@@ -337,7 +337,7 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, g *play.Ga
 // levels play what is proven perfectly.
 func (s *Server) choose(ctx context.Context, b *rules.Game, level int) (rules.Move, error) {
 	var res engine.Result
-	err := s.withEngine(ctx, b.Rules(), b.Position().Holes(), level >= strongestLevels, func(ctx context.Context, e *engine.Engine) (err error) {
+	err := s.withEngine(ctx, b.Rules(), b.Position(), level >= strongestLevels, func(ctx context.Context, e *engine.Engine) (err error) {
 		res, err = e.PlayLevel(ctx, b.Position(), b.History(), level, newRand())
 		return err
 	})
@@ -369,11 +369,8 @@ func (s *Server) hint(w http.ResponseWriter, r *http.Request, g *play.Game) erro
 	}
 	b := g.Board()
 	p := b.Position()
-	if err := s.positions.check(p, b.Rules()); err != nil {
-		return err
-	}
 	var res engine.Result
-	err := s.withEngine(r.Context(), b.Rules(), p.Holes(), true, func(ctx context.Context, e *engine.Engine) (err error) {
+	err := s.withEngine(r.Context(), b.Rules(), p, true, func(ctx context.Context, e *engine.Engine) (err error) {
 		res, err = e.Search(ctx, p, b.History(), api.HintLimits, nil)
 		return err
 	})
@@ -465,7 +462,7 @@ func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
 		multi = *req.MultiPV
 	}
 	lines := []api.Line{}
-	err = s.withEngine(ctx, g.Rules(), p.Holes(), true, func(ctx context.Context, e *engine.Engine) error {
+	err = s.withEngine(ctx, g.Rules(), p, true, func(ctx context.Context, e *engine.Engine) error {
 		best, _, err := e.BestLines(ctx, p, g.History(), lim, multi, nil)
 		for _, l := range best {
 			lines = append(lines, api.NewLine(p, l.Move, l.Score, l.Exact, l.PV))

@@ -29,8 +29,9 @@ type listening interface{ Listening() error }
 
 // Ready returns nil when the server can serve: its database answers a
 // ping within a second and, on a database that several instances share,
-// it hears the others' notices. The schema is up to date once the store
-// is open (it migrates when it opens), so that needs no check.
+// it hears the others' notices; and its vigil has not found it cut off
+// from either (vigil.go). The schema is up to date once the store is open
+// (it migrates when it opens), so that needs no check.
 func (s *Server) Ready(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
@@ -43,6 +44,12 @@ func (s *Server) Ready(ctx context.Context) error {
 		if err := l.Listening(); err != nil {
 			return err
 		}
+	}
+	switch err := s.vigil.err(); {
+	case errors.Is(err, errDeaf):
+		return store.ErrNotListening
+	case err != nil:
+		return fmt.Errorf("%w (%w)", errDatabase, err)
 	}
 	return nil
 }

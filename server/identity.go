@@ -73,9 +73,8 @@ func (s *Server) liveSeat(ctx context.Context, g *play.Game, token string, c *li
 	return s.table.SeatOfAccount(ctx, g, c.account)
 }
 
-// liveAccount returns the ID of the account a live connection's request
-// comes from, or "".
-func (s *Server) liveAccount(r *http.Request) string {
+// askerID returns the ID of the account a request comes from, or "".
+func (s *Server) askerID(r *http.Request) string {
 	if !mayAsk(r) {
 		return ""
 	}

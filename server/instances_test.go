@@ -12,6 +12,7 @@ import (
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/rules"
+	"github.com/endodoi/endodoi/store"
 )
 
 // seatTokens returns the tokens of a game's creator and joiner by side.
@@ -223,16 +224,14 @@ func TestInstancesAnnounceWhatTheyCommit(t *testing.T) {
 
 // Instance B's listening connection goes silent without closing, as
 // behind a firewall that drops it: B still tells North's live connection
-// of South's moves on instance A within seconds.
+// of South's moves on instance A within seconds. (B's vigil, whose clock
+// stands still here, would send North away after a moment:
+// TestInstancesSendClientsAwayWhenCutOff.)
 func TestInstancesResyncSilentListener(t *testing.T) {
-	dbURL := pgtest.NewDatabase(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.NewProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	a, b := startInstance(t, dbURL), startInstance(t, u.String())
+	dbURL, proxied, proxy := proxiedDatabase(t)
+	still := newTestClock()
+	a := startInstance(t, dbURL)
+	b := startInstanceWith(t, proxied, func(_ *store.Postgres, srv *Server) { srv.vigil.now = still.now })
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 8}`)
 	north := dialLive(t, b.web.URL, g.ID)

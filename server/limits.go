@@ -184,15 +184,20 @@ func (p *enginePool) put(k engineKey, e *engine.Engine) {
 	p.idle++
 }
 
-// withEngine runs f with an engine for games under r on boards of holes a
-// row, once a search slot is free within the share of the client ctx's
+// withEngine runs f with an engine for position p under r, once a search
+// slot is free within the share of the client ctx's
 // request is from (searchshare.go); f searches with the context it is
 // given, which ends early when an analysis must give way. A perfect
 // engine takes every exact value the server knows: the opening book of
 // proven values and the endgame databases (the hints, the analysis and
 // the strongest levels); the others search on their own, and keep their
-// mistakes.
-func (s *Server) withEngine(ctx context.Context, r rules.Rules, holes int, perfect bool, f func(context.Context, *engine.Engine) error) error {
+// mistakes. The position of an online game being played, and those near
+// it, are refused (livepositions.go).
+func (s *Server) withEngine(ctx context.Context, r rules.Rules, p rules.Position, perfect bool, f func(context.Context, *engine.Engine) error) error {
+	if err := s.positions.check(p, r); err != nil {
+		return err
+	}
+	holes := p.Holes()
 	asked := time.Now()
 	ctx, release, err := s.search.acquire(ctx, s.slots)
 	s.metrics.searchWaited(time.Since(asked), err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -63,11 +62,13 @@ type liveConn struct {
 	// it says which seat it holds or presenceDelay passes: a player's
 	// page reconnecting is not shown as a spectator meanwhile.
 	fresh bool
-	// away: dropped because the server is stopping (goAway).
-	away atomic.Bool
+	// end says why it was dropped (goAway, a revocation).
+	end endCause
 	// account is the account the connection's request came from, whose
 	// seats it may act on without a token (identity.go); "" for none.
+	// signed is what proved it, nil for none (revoke.go).
 	account string
+	signed  *signedConn
 }
 
 // drop closes the connection's queue: its writer ends the connection, and
@@ -401,17 +402,28 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
 		return
 	}
-	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{}), account: s.liveAccount(r)}
+	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	gen := s.signed.generation()
+	if sc, err := s.liveSigner(r); err == nil && sc != nil {
+		// Anything else watches as anyone does.
+		c.account, c.signed = sc.account, sc
+		sc.drop = func(e ending) { c.end.set(e); c.drop() }
+	}
 	// Every change is told under its game's lock: holding it, the
 	// connection joins and gets the game as it is, so its first message
 	// is that state and no change falls between it and the next. The game
 	// is read once, before the upgrade, so that an unknown one is a 404.
-	leave, err := s.setups.enter(r.Context())
+	// The request's own time limit does not bound a WebSocket's: this
+	// does, till the upgrade.
+	sctx, setupDone := context.WithTimeout(r.Context(), backgroundTimeout)
+	defer setupDone()
+	leave, err := s.setups.enter(sctx)
 	if err != nil {
-		return // the client has gone
+		s.fail(w, r, err)
+		return
 	}
-	err = s.table.With(r.Context(), id, func(g *play.Game) error {
-		v, err := s.view(r.Context(), g)
+	err = s.table.With(sctx, id, func(g *play.Game) error {
+		v, err := s.view(sctx, g)
 		if err != nil {
 			return err
 		}
@@ -431,6 +443,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	defer cancel()
+	defer s.watchSignIn(ctx, c.signed, gen)()
 	// A fresh connection changes no presence yet (liveConn.fresh): it is
 	// announced once it says its seat, or is counted as watching.
 	counted := time.AfterFunc(presenceDelay, func() {
@@ -443,7 +456,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.live.leave(id, c)
 		s.presenceChanged(id)
 	}()
-	go writeLive(ctx, cancel, ws, c.send, c.closed, c.away.Load)
+	go writeLive(ctx, cancel, ws, c.send, c.closed, &c.end)
 	s.liveReader(ctx, ws, c, id)
 	cancel()
 	ws.CloseNow()
@@ -502,6 +515,11 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 	default:
 		return errorf(http.StatusBadRequest, "message type %q: want hello, move or action", clip(m.Type))
 	}
+	if c.signed != nil && c.signed.revoked.Load() {
+		return errorf(http.StatusUnauthorized, "signed out: this connection acts no more")
+	}
+	ctx, cancel := context.WithTimeout(ctx, backgroundTimeout)
+	defer cancel()
 	if m.Type == "hello" {
 		leave, err := s.setups.enter(ctx)
 		if err != nil {

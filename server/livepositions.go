@@ -1,16 +1,26 @@
 package server
 
 // The site's engine does not analyse the position of an online game being
-// played: a player could otherwise consult it in the middle of their own
-// game. Each instance keeps, in memory, the position of every online game
-// in play past its opening (livePly): from its own changes (every change
-// is watched: clockWatch.watch), from the games it loads when it starts,
-// and from the other instances' notices, which carry the position after
-// each change. A notice lost on the way (the listener reconnecting) leaves
-// a game's entry stale until its next change.
+// played, nor any position a move or two from it: a player could otherwise
+// consult it in the middle of their own game, by asking about the position
+// itself or about each of its children (the scores of the positions after
+// each move rank the moves) or grandchildren. Each instance keeps, in
+// memory, the position of every online game in play past its opening
+// (livePly) and the positions within nearPlies of it: from its own changes
+// (every change is watched: clockWatch.watch), from the games it loads
+// when it starts, and from the other instances' notices, which carry the
+// position after each change. A notice lost on the way (the listener
+// reconnecting) leaves a game's entry stale until its next change.
+//
+// Every search of the engine asks first (withEngine), and so does every
+// entry point that would show the engine's or the endgame databases' view
+// of a position: an analysis, a hint, the computer's move, a review, and
+// the analysis board's position.
 
 import (
+	"hash/maphash"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,17 +33,28 @@ import (
 // first moves are shared by many games, and the opening book knows them.
 const livePly = 4
 
-// livePositions maps the games in play to their positions' keys.
+// livePositions maps the games in play to their positions, and counts the
+// games within nearPlies of each position.
 type livePositions struct {
 	mu     sync.Mutex
-	byGame map[string]string
-	count  map[string]int // games at each key
+	byGame map[string]liveEntry
+	count  map[uint64]int32 // games near each position, by nearHash
+}
+
+// liveEntry is a game's position: its key, as the notices carry it, the
+// hashes of the positions near it, each once, and the game's revision
+// then: an older one does not replace it.
+type liveEntry struct {
+	key  string
+	near []uint64
+	rev  int64
 }
 
 // positionKey names what the engine would be asked about in p under r:
 // the seeds in the holes from the side to move's view and the variant.
 // The captured seeds are left out, and the board is seen from the mover,
 // so that neither changing them nor mirroring the board makes another key.
+// The notices carry it (parseKey reads it back).
 func positionKey(p rules.Position, r rules.Rules) string {
 	var b strings.Builder
 	b.WriteString(r.Variant.String())
@@ -49,6 +70,31 @@ func positionKey(p rules.Position, r rules.Rules) string {
 	return b.String()
 }
 
+// parseKey reads a key of positionKey back: the position, its side to
+// move South, no seeds captured, and the variant.
+func parseKey(key string) (rules.Position, rules.Variant, bool) {
+	parts := strings.Split(key, "/")
+	if len(parts) != 3 {
+		return rules.Position{}, 0, false
+	}
+	v, err := rules.ParseVariant(parts[0])
+	if err != nil {
+		return rules.Position{}, 0, false
+	}
+	var rows [2][]int
+	for i, text := range parts[1:] {
+		for f := range strings.SplitSeq(text, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				return rules.Position{}, 0, false
+			}
+			rows[i] = append(rows[i], n)
+		}
+	}
+	p, err := rules.NewPositionFromRows(rows[0], rows[1], rules.South, 0, 0)
+	return p, v, err == nil
+}
+
 // liveKey is the key of board's position if it is to be kept: that of an
 // online game in play past its opening; "" otherwise.
 func liveKey(board *rules.Game) string {
@@ -58,50 +104,152 @@ func liveKey(board *rules.Game) string {
 	return positionKey(board.Position(), board.Rules())
 }
 
-// note records game g's position as it is now.
-func (lp *livePositions) note(g *play.Game) {
-	key := ""
-	if o := g.Online(); o != nil && !g.Over() {
-		if _, free := play.FreeSeat(o); !free {
-			key = liveKey(g.Board())
-		}
-	}
-	lp.set(g.ID(), key)
+// nearPlies is how far from a game's position the refusal reaches: the
+// position, its children and its grandchildren.
+const nearPlies = 2
+
+// nearKey is a position as the refusal compares them (positionKey's
+// terms): the variant, and the seeds of the mover's row then the other's.
+type nearKey struct {
+	variant rules.Variant
+	holes   uint8
+	seeds   [2 * rules.MaxHoles]uint16
 }
 
-// set records the key of game id's position; "" forgets it.
-func (lp *livePositions) set(id, key string) {
+// nearSeed seeds the hashes of nearKey: they are kept in this instance's
+// memory only.
+var nearSeed = maphash.MakeSeed()
+
+// nearHash is the hash of p's nearKey under variant v.
+func nearHash(p *rules.Position, v rules.Variant) uint64 {
+	n := p.Holes()
+	k := nearKey{variant: v, holes: uint8(n), seeds: p.Board()}
+	if p.ToMove() == rules.North {
+		var south [rules.MaxHoles]uint16
+		copy(south[:n], k.seeds[:n])
+		copy(k.seeds[:n], k.seeds[n:2*n])
+		copy(k.seeds[n:2*n], south[:n])
+	}
+	return maphash.Comparable(nearSeed, k)
+}
+
+// nearHashes returns the hashes of p and of every position nearPlies moves
+// or fewer from it under r, each once.
+func nearHashes(p rules.Position, r rules.Rules) []uint64 {
+	out := []uint64{nearHash(&p, r.Variant)}
+	from := []rules.Position{p}
+	var next []rules.Position
+	var q rules.Position
+	for ply := range nearPlies {
+		next = next[:0]
+		for i := range from {
+			f := &from[i]
+			for j := range f.Holes() {
+				if f.PlayTo(&q, rules.NewMove(f.ToMove(), j), r) != nil {
+					continue
+				}
+				out = append(out, nearHash(&q, r.Variant))
+				if ply < nearPlies-1 {
+					next = append(next, q)
+				}
+			}
+		}
+		from, next = next, from
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// note records game g's position as it is now.
+func (lp *livePositions) note(g *play.Game) {
+	var e liveEntry
+	if o := g.Online(); o != nil {
+		e.rev = o.Rev
+		if _, free := play.FreeSeat(o); !free && !g.Over() {
+			if b := g.Board(); liveKey(b) != "" {
+				e.key, e.near = positionKey(b.Position(), b.Rules()), nearHashes(b.Position(), b.Rules())
+			}
+		}
+	}
+	lp.put(g.ID(), e)
+}
+
+// set records the position of game id at revision rev from its key and
+// its rules' lap cap (0 for the default), as another instance's notice
+// tells them; "" forgets it.
+func (lp *livePositions) set(id, key string, laps int, rev int64) {
+	lp.mu.Lock()
+	old, had := lp.byGame[id]
+	lp.mu.Unlock()
+	if had && old.rev > rev || !had && key == "" {
+		return
+	}
+	e := liveEntry{rev: rev}
+	if p, v, ok := parseKey(key); ok {
+		e.key, e.near = key, nearHashes(p, rules.Rules{Variant: v, MaxLaps: laps})
+	}
+	lp.put(id, e)
+}
+
+// put makes e game id's entry, unless the entry has a later revision; an
+// entry without a key forgets the game.
+func (lp *livePositions) put(id string, e liveEntry) {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
 	old, had := lp.byGame[id]
-	if had && old == key {
+	switch {
+	case had && old.rev > e.rev:
+		return
+	case had && old.key == e.key:
+		old.rev = e.rev
+		lp.byGame[id] = old
 		return
 	}
 	if had {
-		if lp.count[old]--; lp.count[old] <= 0 {
-			delete(lp.count, old)
+		for _, h := range old.near {
+			if lp.count[h]--; lp.count[h] <= 0 {
+				delete(lp.count, h)
+			}
 		}
 		delete(lp.byGame, id)
 	}
-	if key == "" {
+	if e.key == "" {
 		return
 	}
 	if lp.byGame == nil {
-		lp.byGame, lp.count = map[string]string{}, map[string]int{}
+		lp.byGame, lp.count = map[string]liveEntry{}, map[uint64]int32{}
 	}
-	lp.byGame[id] = key
-	lp.count[key]++
+	lp.byGame[id] = e
+	for _, h := range e.near {
+		lp.count[h]++
+	}
 }
 
 // check refuses to search p under r while an online game is being played
-// from it.
+// from it, or from a position a move or two before it.
 func (lp *livePositions) check(p rules.Position, r rules.Rules) error {
-	key := positionKey(p, r)
 	lp.mu.Lock()
-	n := lp.count[key]
+	empty := len(lp.count) == 0
+	lp.mu.Unlock()
+	if empty {
+		return nil
+	}
+	h := nearHash(&p, r.Variant)
+	lp.mu.Lock()
+	n := lp.count[h]
 	lp.mu.Unlock()
 	if n > 0 {
-		return errorf(http.StatusConflict, "an online game is being played from this position right now: the engine does not analyse it until the game has moved on")
+		return errorf(http.StatusConflict, "an online game is being played at this position, or a move or two from it, right now: the engine does not analyse it until the game has moved on")
+	}
+	return nil
+}
+
+// checkGame refuses a game with a position that check refuses.
+func (lp *livePositions) checkGame(b *rules.Game) error {
+	for i := 0; i <= b.Ply(); i++ {
+		if err := lp.check(b.PositionAt(i), b.Rules()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -38,24 +39,77 @@ func (s *Server) acceptLive(w http.ResponseWriter, r *http.Request) (*websocket.
 	return ws, ctx, cancel, nil
 }
 
+// ending is why the server closes a live connection, which its close
+// frame tells the page.
+type ending int32
+
+const (
+	endSlow       ending = iota // too slow to keep up: it reconnects and resyncs
+	endStopping                 // the server is stopping: reconnect, to another instance
+	endSignedOut                // its session ended, or its account can act no more
+	endUnchecked                // its sign-in could not be checked: reconnect
+	endNoDatabase               // the server cannot reach its database: reconnect, to another
+	endDeaf                     // the server cannot hear the others: reconnect, to another
+)
+
+// StatusSignedOut is the close status of a live connection whose session
+// ended (signed out, here or everywhere) or whose account was disabled or
+// deleted: the page may reconnect, as nobody in particular.
+const StatusSignedOut websocket.StatusCode = 4401
+
+// close closes ws as e says.
+func (e ending) close(ws *websocket.Conn) {
+	switch e {
+	case endStopping:
+		ws.Close(websocket.StatusGoingAway, "the server is stopping")
+	case endSignedOut:
+		ws.Close(StatusSignedOut, "signed out: the session ended, or the account was disabled or deleted")
+	case endNoDatabase:
+		ws.Close(websocket.StatusGoingAway, "this server cannot reach its database: reconnect, to another server")
+	case endDeaf:
+		ws.Close(websocket.StatusGoingAway, "this server cannot hear the other servers: reconnect, to another server")
+	case endUnchecked:
+		ws.Close(websocket.StatusTryAgainLater, "the sign-in could not be checked: reconnect")
+	default:
+		ws.Close(websocket.StatusTryAgainLater, "too slow to keep up: reconnect")
+	}
+}
+
+// endCause keeps why a connection is dropped: the first reason given.
+type endCause struct{ v atomic.Int32 }
+
+// set records e unless a reason was given before.
+func (c *endCause) set(e ending) { c.v.CompareAndSwap(0, int32(e)+1) }
+
+// get returns the reason given, endSlow if none was.
+func (c *endCause) get() ending {
+	if v := c.v.Load(); v > 0 {
+		return ending(v - 1)
+	}
+	return endSlow
+}
+
 // writeLive sends the messages of send and pings until ctx ends, closed
-// is closed (the connection was dropped, for being too slow unless away
-// says the server is stopping) or a write fails; then it cancels.
-func writeLive(ctx context.Context, cancel func(), ws *websocket.Conn, send <-chan []byte, closed <-chan struct{}, away func() bool) {
+// is closed (the connection was dropped, for the reason why gives) or a
+// write fails; then it cancels. A dropped connection is sent nothing
+// more.
+func writeLive(ctx context.Context, cancel func(), ws *websocket.Conn, send <-chan []byte, closed <-chan struct{}, why *endCause) {
 	defer cancel()
 	ping := time.NewTicker(livePing)
 	defer ping.Stop()
 	for {
 		select {
+		case <-closed:
+			why.get().close(ws)
+			return
+		default:
+		}
+		select {
 		case <-ctx.Done():
-			ws.Close(websocket.StatusGoingAway, "the server is stopping")
+			endStopping.close(ws)
 			return
 		case <-closed:
-			if away != nil && away() {
-				ws.Close(websocket.StatusGoingAway, "the server is stopping")
-			} else {
-				ws.Close(websocket.StatusTryAgainLater, "too slow to keep up: reconnect")
-			}
+			why.get().close(ws)
 			return
 		case msg := <-send:
 			wctx, done := context.WithTimeout(ctx, liveWrite)

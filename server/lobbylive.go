@@ -37,13 +37,21 @@ type lobbyHub struct {
 }
 
 type lobbyConn struct {
-	account string // "" for a visitor not signed in
+	account string      // "" for a visitor not signed in
+	signed  *signedConn // what proved account (revoke.go)
 	// hidden are the accounts whose seeks and presence this connection
 	// does not see (blocks, either way); changed under the hub's lock.
 	hidden map[string]bool
 	send   chan []byte
 	closed chan struct{}
 	once   sync.Once
+	end    endCause
+}
+
+// hears reports whether c hears account id's own messages: c is id's,
+// and its sign-in was not revoked.
+func (c *lobbyConn) hears(id string) bool {
+	return c.account != "" && c.account == id && (c.signed == nil || !c.signed.revoked.Load())
 }
 
 func (c *lobbyConn) drop() { c.once.Do(func() { close(c.closed) }) }
@@ -64,7 +72,7 @@ func (s *Server) lobbyAccounts() []string {
 	seen := map[string]bool{}
 	var out []string
 	for c := range h.conns {
-		if c.account != "" && !seen[c.account] {
+		if c.hears(c.account) && !seen[c.account] {
 			seen[c.account] = true
 			out = append(out, c.account)
 		}
@@ -173,7 +181,7 @@ func (s *Server) lobbyDeliver(events []lobby.Event) {
 			continue
 		}
 		for c := range h.conns {
-			if e.To != "" && c.account != e.To {
+			if e.To != "" && !c.hears(e.To) {
 				continue
 			}
 			switch e.Kind {
@@ -182,7 +190,7 @@ func (s *Server) lobbyDeliver(events []lobby.Event) {
 					continue
 				}
 				v := *e.Seek
-				v.Mine = c.account != "" && c.account == e.Owner
+				v.Mine = c.hears(e.Owner)
 				c.queue(mustMarshal(seekMessage{Type: "seek", Seek: v}))
 			case "unseek":
 				c.queue(mustMarshal(idMessage{Type: "unseek", ID: e.ID}))
@@ -298,19 +306,21 @@ func (s *Server) lobbyResync() {
 // pool places while connected.
 func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 	me := ""
-	if mayAsk(r) {
-		a, err := s.asker(r)
-		switch {
-		case err == nil:
-			me = a.ID
-		case errors.Is(err, account.ErrNoSession) && !account.IsBotToken(bearer(r)):
-			// A stale session's browser watches as anyone does.
-		default:
-			s.fail(w, r, err)
-			return
-		}
+	gen := s.signed.generation()
+	signed, err := s.liveSigner(r)
+	switch {
+	case err == nil && signed != nil:
+		me = signed.account
+	case err == nil, errors.Is(err, account.ErrNoSession) && !account.IsBotToken(bearer(r)):
+		// A stale session's browser watches as anyone does.
+	default:
+		s.fail(w, r, err)
+		return
 	}
-	c := &lobbyConn{account: me, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
+	c := &lobbyConn{account: me, signed: signed, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
+	if signed != nil {
+		signed.drop = func(e ending) { c.end.set(e); c.drop() }
+	}
 	// The connection joins before the lobby is read: a change meanwhile
 	// may come twice, never not at all.
 	h := &s.lobbyHub
@@ -342,6 +352,7 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	defer cancel()
+	defer s.watchSignIn(ctx, signed, gen)()
 	// The first message goes before any queued change.
 	wctx, done := context.WithTimeout(ctx, liveWrite)
 	err = ws.Write(wctx, websocket.MessageText, first)
@@ -350,7 +361,7 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		ws.CloseNow()
 		return
 	}
-	go writeLive(ctx, cancel, ws, c.send, c.closed, nil)
+	go writeLive(ctx, cancel, ws, c.send, c.closed, &c.end)
 	s.lobbyReader(ctx, ws, c)
 	cancel()
 	ws.CloseNow()

@@ -180,6 +180,9 @@ func (s *Server) startReview(w http.ResponseWriter, r *http.Request, l *play.Gam
 	if err := reviewable(l); err != nil {
 		return err
 	}
+	if err := s.positions.checkGame(l.Board()); err != nil {
+		return err
+	}
 	key := reviewKey(l, s.reviews.budget())
 	st, job, err := s.reviewState(r.Context(), l, key)
 	if err != nil {

@@ -82,6 +82,13 @@ type Server struct {
 	lobbyHub lobbyHub     // the lobby's connections here (lobbylive.go)
 
 	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
+
+	// signed keeps the live connections opened by accounts (revoke.go);
+	// vigil whether it reaches its database and the others (vigil.go).
+	signed signedConns
+	vigil  vigil
+	// requestTimeout bounds an API request other than a WebSocket's.
+	requestTimeout time.Duration
 }
 
 // New returns a server over st with the default Options.
@@ -93,7 +100,8 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), clock: o.Clock,
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
 		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]clock.Timer{}},
-		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue)}
+		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue),
+		vigil: vigil{now: o.Clock.Now}, requestTimeout: MaxAnalysisTime + o.SearchWait + 5*time.Second}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
 	s.mux.HandleFunc("GET /api/games", s.listGames)
@@ -134,8 +142,17 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	return s
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.guard.ServeHTTP(w, r) }
+// ServeHTTP implements http.Handler. A request other than a WebSocket's
+// has requestTimeout to be answered: its context ends then, and what it
+// waits for (the database, a search) fails, answered 503.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !isWebSocket(r) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
+	s.guard.ServeHTTP(w, r)
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -222,6 +239,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.expireIdle(ctx)
 	s.done = make(chan struct{})
+	s.vigil.start()
 	if s.notifier != nil {
 		go func() {
 			if err := s.notifier.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
@@ -238,6 +256,14 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) background(ctx context.Context) {
 	defer close(s.done)
 	if s.notifier != nil {
+		// With other instances: check that it reaches the database and
+		// hears them (vigil.go), and that its clients miss no change.
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			s.watchHealth(ctx)
+		}()
+		defer func() { <-watched }()
 		synced := make(chan struct{})
 		go func() {
 			defer close(synced)
@@ -255,8 +281,14 @@ func (s *Server) background(ctx context.Context) {
 	// the clocks of every open game, whichever instance started them.
 	shared := time.NewTicker(presenceRefresh)
 	defer shared.Stop()
+	// Alone on its database, nobody tells it of the accounts the
+	// operator's command changes: it checks its connections' sign-ins.
+	signIns := time.NewTicker(signInCheck)
+	defer signIns.Stop()
 	if s.notifier == nil {
 		shared.Stop()
+	} else {
+		signIns.Stop()
 	}
 	for {
 		select {
@@ -268,9 +300,11 @@ func (s *Server) background(ctx context.Context) {
 			}
 			return
 		case <-beat.C:
-			if err := s.store.SetAlive(ctx, s.clock.Now()); err != nil && ctx.Err() == nil {
+			bctx, cancel := context.WithTimeout(ctx, 2*Heartbeat)
+			if err := s.store.SetAlive(bctx, s.clock.Now()); err != nil && ctx.Err() == nil {
 				s.log.Warn("recording the heartbeat", "err", err)
 			}
+			cancel()
 		case <-sweep.C:
 			s.expireIdle(ctx)
 		case <-forget.C:
@@ -278,6 +312,8 @@ func (s *Server) background(ctx context.Context) {
 		case <-shared.C:
 			s.tellPresence()
 			s.checkClocks(ctx)
+		case <-signIns.C:
+			s.recheckAll(ctx)
 		}
 	}
 }

@@ -106,12 +106,15 @@ func (s *stopping) wait() {
 
 // goAway closes every live connection with "going away": the pages
 // reconnect, to another instance behind a load balancer.
-func (h *liveHub) goAway() {
+func (h *liveHub) goAway() { h.dropAll(endStopping) }
+
+// dropAll closes every live connection of a game, saying e.
+func (h *liveHub) dropAll(e ending) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, r := range h.rooms {
 		for c := range r.conns {
-			c.away.Store(true)
+			c.end.set(e)
 			c.drop()
 		}
 	}

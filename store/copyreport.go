@@ -96,6 +96,9 @@ func (s CopySummary) String() string {
 func openCopySource(ctx context.Context, from string) (Store, string, error) {
 	if IsPostgresURL(from) {
 		s, err := OpenPostgres(ctx, from)
+		if err == nil {
+			s.SetTimeout(0) // a copy reads whole tables at once
+		}
 		return s, RedactURL(from), err
 	}
 	if err := notOtherURL(from); err != nil {
@@ -126,6 +129,9 @@ func openCopySource(ctx context.Context, from string) (Store, string, error) {
 func openCopyDestination(ctx context.Context, to string) (Store, string, error) {
 	if IsPostgresURL(to) {
 		s, err := OpenPostgres(ctx, to)
+		if err == nil {
+			s.SetTimeout(0) // a copy writes whole tables at once
+		}
 		return s, RedactURL(to), err
 	}
 	if err := notOtherURL(to); err != nil {

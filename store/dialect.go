@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -344,43 +345,80 @@ type pgExec interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// pgRunner runs statements on PostgreSQL.
-type pgRunner struct{ q pgExec }
+// pgRunner runs statements on PostgreSQL. With a limit (the pool's
+// runner), each statement, its rows read to the end, is bounded by it:
+// a database that stops answering fails it rather than holding it.
+type pgRunner struct {
+	q     pgExec
+	limit *pgLimit
+}
+
+// pgLimit is how long a call to the database may take; 0 for no limit.
+type pgLimit struct{ d atomic.Int64 }
+
+// bound returns ctx bounded by n times the limit, if there is one.
+func (l *pgLimit) bound(ctx context.Context, n int) (context.Context, context.CancelFunc) {
+	d := time.Duration(l.d.Load())
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, time.Duration(n)*d)
+}
+
+// bound returns ctx bounded by the runner's limit, if any.
+func (r pgRunner) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.limit == nil {
+		return ctx, func() {}
+	}
+	return r.limit.bound(ctx, 1)
+}
 
 func (r pgRunner) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
 	tag, err := r.q.Exec(ctx, postgresDialect.sql(query), pgArgs(args)...)
 	return tag.RowsAffected(), err
 }
 
 func (r pgRunner) queryRow(ctx context.Context, query string, args ...any) row {
-	return pgRow{r.q.QueryRow(ctx, postgresDialect.sql(query), pgArgs(args)...)}
+	ctx, cancel := r.bound(ctx)
+	return pgRow{r.q.QueryRow(ctx, postgresDialect.sql(query), pgArgs(args)...), cancel}
 }
 
 func (r pgRunner) query(ctx context.Context, query string, args ...any) (rows, error) {
+	ctx, cancel := r.bound(ctx)
 	rs, err := r.q.Query(ctx, postgresDialect.sql(query), pgArgs(args)...)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	return pgRows{rs}, nil
+	return pgRows{rs, cancel}, nil
 }
 
-type pgRow struct{ pgx.Row }
+type pgRow struct {
+	pgx.Row
+	done context.CancelFunc // ends the statement's bound once scanned
+}
 
 func (r pgRow) Scan(dest ...any) error {
 	err := r.Row.Scan(dest...)
+	r.done()
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sql.ErrNoRows
 	}
 	return err
 }
 
-type pgRows struct{ pgx.Rows }
+type pgRows struct {
+	pgx.Rows
+	done context.CancelFunc
+}
 
 // Close closes the rows and returns Err: errors arising while closing
 // show there.
-
 func (r pgRows) Close() error {
 	r.Rows.Close()
+	r.done()
 	return r.Rows.Err()
 }
 

@@ -30,6 +30,8 @@ func (s *SQLite) Ping(ctx context.Context) error {
 
 // Ping implements Pinger with an empty query on a pooled connection.
 func (p *Postgres) Ping(ctx context.Context) error {
+	ctx, cancel := p.bounded(ctx)
+	defer cancel()
 	if err := p.pool.Ping(ctx); err != nil {
 		return fmt.Errorf("reaching %s: %w", p.where, err)
 	}

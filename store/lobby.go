@@ -49,8 +49,9 @@ type Lobby interface {
 	// BotAccount returns the active bot account whose token hashes to
 	// hash (ErrNotFound if none).
 	BotAccount(ctx context.Context, tokenHash string) (*Account, error)
-	// SeatOwners returns the accounts that own the seats given (token
-	// hashes), by seat; seats without an owner are left out.
+	// SeatOwners returns the active accounts that own the seats given
+	// (token hashes), by seat; seats without an owner, or whose owner is
+	// disabled or deleted, are left out.
 	SeatOwners(ctx context.Context, seats []string) (map[string]string, error)
 	// LobbyPlayer returns the active account whose name key is key, as
 	// the lobby shows it (ErrNotFound if none).
@@ -166,7 +167,9 @@ func (c *core) SeatOwners(ctx context.Context, seats []string) (map[string]strin
 	if c.version < accountsVersion || len(seats) == 0 {
 		return out, nil
 	}
-	rs, err := c.pool.query(ctx, `SELECT seat, account_id FROM seat_owners WHERE seat IN (SELECT l.v FROM {list text} AS l)`, seats)
+	// A disabled or deleted account owns no seat it may act on.
+	rs, err := c.pool.query(ctx, `SELECT so.seat, so.account_id FROM seat_owners so JOIN accounts a ON a.id = so.account_id
+		WHERE a.status = '' AND so.seat IN (SELECT l.v FROM {list text} AS l)`, seats)
 	if err != nil {
 		return nil, fmt.Errorf("reading the owners of seats: %w", err)
 	}

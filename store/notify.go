@@ -41,6 +41,8 @@ func (p *Postgres) Notify(ctx context.Context, notice string) error {
 	if len(notice) > MaxNotice {
 		return fmt.Errorf("a notice of %d bytes, over %d", len(notice), MaxNotice)
 	}
+	ctx, cancel := p.bounded(ctx)
+	defer cancel()
 	if _, err := p.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, noticeChannel, notice); err != nil {
 		return fmt.Errorf("notifying %s: %w", p.where, err)
 	}
@@ -115,6 +117,8 @@ func (p *Postgres) listen(ctx context.Context, handle func(string)) error {
 
 // Revisions implements Notifier.
 func (p *Postgres) Revisions(ctx context.Context, ids []string) (map[string]int64, error) {
+	ctx, cancel := p.bounded(ctx)
+	defer cancel()
 	rows, err := p.pool.Query(ctx, `SELECT game_id, rev FROM online WHERE game_id = ANY($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("reading the revisions of %d games: %w", len(ids), err)

@@ -46,11 +46,29 @@ type Postgres struct {
 
 	listening atomic.Bool // a Listen connection is open (health.go)
 	observed              // the monitoring's Observer (observe.go)
+
+	// limit bounds every call to the database (SetTimeout).
+	limit pgLimit
 }
 
-// pgWriteTimeout bounds a write once begun, when the database server stops
-// answering.
-const pgWriteTimeout = 30 * time.Second
+// PostgresTimeout is how long a read, or a write's wait for a connection,
+// may take by default before it fails (SetTimeout); a write once begun
+// may take twice as long. A database that stops answering, a link cut
+// without a word, fails the calls rather than holding them, and the
+// server answers 503.
+const PostgresTimeout = 5 * time.Second
+
+// SetTimeout sets how long a call to the database may take: a read, a
+// write's wait for a connection, a notice (twice that for a write once
+// begun); 0 for no limit, for tools that copy whole tables. It is
+// PostgresTimeout until set. New connections are made within
+// PostgresTimeout, or the URL's connect_timeout.
+func (p *Postgres) SetTimeout(d time.Duration) { p.limit.d.Store(int64(d)) }
+
+// bounded returns ctx bounded by the limit of SetTimeout.
+func (p *Postgres) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return p.limit.bound(ctx, 1)
+}
 
 // pgRetries is how many times a write is tried that fails on a
 // serialization failure or a deadlock.
@@ -89,17 +107,21 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 	}
+	if cc.ConnectTimeout == 0 { // the URL's connect_timeout, if any, stays
+		cc.ConnectTimeout = PostgresTimeout
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", where, err)
 	}
 	p := &Postgres{pool: pool, where: where}
+	p.SetTimeout(PostgresTimeout)
 	conn, err := pool.Acquire(ctx)
 	if err == nil {
 		var version int
 		version, err = pgMigrate(ctx, conn.Conn(), where, latestVersion)
 		conn.Release()
-		p.core = newCore(p, postgresDialect, pgRunner{pool}, version)
+		p.core = newCore(p, postgresDialect, pgRunner{pool, &p.limit}, version)
 		if err != nil {
 			pool.Close()
 			return nil, err
@@ -177,7 +199,9 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 	p.writes.Add(1)
 	p.mu.RUnlock()
 	defer p.writes.Done()
-	conn, err := p.pool.Acquire(ctx)
+	actx, cancel := p.bounded(ctx)
+	conn, err := p.pool.Acquire(actx)
+	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", what, ctx.Err())
@@ -185,16 +209,16 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 		return p.failed(what, err)
 	}
 	defer conn.Release()
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgWriteTimeout)
+	wctx, cancel := p.limit.bound(context.WithoutCancel(ctx), 2)
 	defer cancel()
 	start := time.Now()
 	pause := time.Millisecond
 	for try := 1; ; try++ {
 		if single {
-			err = do(&tx{ctx: wctx, q: pgRunner{conn}, d: postgresDialect})
+			err = do(&tx{ctx: wctx, q: pgRunner{q: conn}, d: postgresDialect})
 		} else {
 			err = pgx.BeginFunc(wctx, conn, func(ptx pgx.Tx) error {
-				return do(&tx{ctx: wctx, q: pgRunner{ptx}, d: postgresDialect})
+				return do(&tx{ctx: wctx, q: pgRunner{q: ptx}, d: postgresDialect})
 			})
 		}
 		if c := pgCode(err); c != pgSerialization && c != pgDeadlock || try == pgRetries {
@@ -224,8 +248,11 @@ func (p *Postgres) failed(what string, err error) error {
 
 func (p *Postgres) name() string { return p.where }
 
-// read runs do in a read-only transaction on one snapshot.
+// read runs do in a read-only transaction on one snapshot, bounded by the
+// limit of SetTimeout.
 func (p *Postgres) read(ctx context.Context, do func(runner) error) error {
+	ctx, cancel := p.bounded(ctx)
+	defer cancel()
 	return pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(ptx pgx.Tx) error { return do(pgRunner{ptx}) })
+		func(ptx pgx.Tx) error { return do(pgRunner{q: ptx}) })
 }

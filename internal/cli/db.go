@@ -123,8 +123,15 @@ func adminAccount(ctx context.Context, dbURL, dataDir, action, name string, out 
 			return fmt.Errorf("bot %q: %w", name, err)
 		}
 		done = fmt.Sprintf("bot %s made; its token (shown once, keep it secret):\n%s\n", a.Name, token)
-	} else if _, err := svc.Admin(ctx, action, name); err != nil {
+	} else if ended, err := svc.Admin(ctx, action, name); err != nil {
 		return err
+	} else if n, ok := st.(store.Notifier); ok && ended.Account != "" && action != "enable" {
+		// The servers sharing the database close its live connections at
+		// once; a server alone on its SQLite file checks them every few
+		// seconds.
+		if err := n.Notify(ctx, account.Revocation{Account: ended.Account}.Notice()); err != nil {
+			return fmt.Errorf("telling the servers that the account changed: %w", err)
+		}
 	}
 	if err := st.Close(); err != nil {
 		return err

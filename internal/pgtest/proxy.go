@@ -19,7 +19,9 @@ import (
 //     text, just before, just after or a message after it goes by, to
 //     break a statement or a commit halfway;
 //   - StallListeners makes the connections that LISTEN go silent without
-//     closing, as behind a firewall that drops them quietly.
+//     closing, as behind a firewall that drops them quietly;
+//   - Blackhole(true) makes every connection, open or new, go silent so:
+//     the database neither answers nor refuses, until Blackhole(false).
 //
 // A test makes one with NewProxy and points its database URL's host at
 // Addr. The proxy's address stays the same through cuts and refusals, so
@@ -33,6 +35,7 @@ type Proxy struct {
 	conns  map[*proxyConn]struct{}
 	cuts   int // Cuts so far: a connection accepted before one is cut too
 	refuse bool
+	dark   bool // Blackhole: every connection is stalled
 	closed bool
 	trap   *trap
 }
@@ -160,6 +163,28 @@ func (p *Proxy) StallListeners() int {
 	return n
 }
 
+// Blackhole(true) stalls every open connection, and every new one from
+// its start, as StallListeners stalls those that listen: what either side
+// sends is dropped and nothing is closed, so the program waits for answers
+// that never come. Blackhole(false) ends it: the stalled connections,
+// whose bytes were lost, are cut, and new ones are forwarded again.
+func (p *Proxy) Blackhole(on bool) {
+	p.mu.Lock()
+	p.dark = on
+	var stalled []*proxyConn
+	for c := range p.conns {
+		if on {
+			c.stalled.Store(true)
+		} else if c.stalled.Load() {
+			stalled = append(stalled, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range stalled {
+		p.cut(c)
+	}
+}
+
 func (p *Proxy) accept() {
 	for {
 		client, err := p.ln.Accept()
@@ -167,7 +192,7 @@ func (p *Proxy) accept() {
 			return
 		}
 		p.mu.Lock()
-		refuse, cuts := p.refuse, p.cuts
+		refuse, cuts, dark := p.refuse, p.cuts, p.dark
 		p.mu.Unlock()
 		if refuse {
 			if tc, ok := client.(*net.TCPConn); ok {
@@ -182,6 +207,7 @@ func (p *Proxy) accept() {
 			continue
 		}
 		c := &proxyConn{client: client, server: server}
+		c.stalled.Store(dark)
 		p.mu.Lock()
 		// A Cut or the end while dialling ends this connection too.
 		live := !p.closed && p.cuts == cuts

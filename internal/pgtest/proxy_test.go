@@ -200,3 +200,35 @@ func TestProxyStallListeners(t *testing.T) {
 		t.Error("the connection that does not listen was stalled")
 	}
 }
+
+// Blackhole silences every connection, open or new, without closing it;
+// once it ends, the silenced ones are cut and new ones go through.
+func TestProxyBlackhole(t *testing.T) {
+	e := newEchoServer(t)
+	p := NewProxy(t, e.ln.Addr().String())
+	open := dial(t, p.Addr())
+	if !roundTrip(open, "one") {
+		t.Fatal("nothing forwarded")
+	}
+	p.Blackhole(true)
+	silent := func(c net.Conn, what string) {
+		t.Helper()
+		c.Write([]byte("x"))
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("reading %s in the blackhole: %v, want nothing until the deadline", what, err)
+		}
+	}
+	silent(open, "a connection open before")
+	fresh := dial(t, p.Addr())
+	silent(fresh, "a new connection")
+	p.Blackhole(false)
+	for _, c := range []net.Conn{open, fresh} {
+		if !ended(c) {
+			t.Error("a connection silenced by the blackhole is still open after it")
+		}
+	}
+	if c := dial(t, p.Addr()); !roundTrip(c, "two") {
+		t.Error("a connection is not forwarded once the blackhole ends")
+	}
+}
