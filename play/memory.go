@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/endodoi/endodoi/rules"
 )
 
 // The games in memory: each instance keeps the games it serves as they
@@ -41,7 +43,7 @@ const overIdle = time.Minute
 // kept returns game id as kept, or reads it from the store and keeps it.
 // The caller holds the game's lock.
 func (t *Table) kept(ctx context.Context, id string) (*Game, error) {
-	now := t.Clock.Now()
+	now := t.now()
 	mem := &t.memory
 	mem.mu.Lock()
 	if k := mem.m[id]; k != nil {
@@ -108,7 +110,7 @@ func (t *Table) done(g *Game) {
 func (t *Table) Sweep() {
 	t.memory.mu.Lock()
 	defer t.memory.mu.Unlock()
-	t.sweepLocked(t.Clock.Now(), 0)
+	t.sweepLocked(t.now(), 0)
 }
 
 // sweepLocked drops the idle and finished games; when more than half of
@@ -167,4 +169,42 @@ func (t *Table) checkPly(ctx context.Context, g *Game, ply *int) error {
 		*g = *fresh
 	}
 	return g.checkPly(ply)
+}
+
+// Heard brings game id, as kept here, up to date with a change another
+// instance made and told (its Notice): a move that follows the game kept
+// (the next revision and ply) is played on it as that instance played it,
+// at the time it was played, with no read; any other change, or one that
+// does not follow, forgets the game, which its next use reads once. It
+// reports whether the game kept is up to date.
+func (t *Table) Heard(n Notice) bool {
+	defer t.locks.lock(n.Game)()
+	t.memory.mu.Lock()
+	k := t.memory.m[n.Game]
+	t.memory.mu.Unlock()
+	if k == nil {
+		return false
+	}
+	g := k.g
+	o := g.info.Online
+	if n.Move == "" || o == nil || n.Rev != o.Rev+1 || n.Ply != g.board.Ply()+1 || n.At.IsZero() {
+		t.Forget(n.Game)
+		return false
+	}
+	m, err := rules.ParseMove(n.Move)
+	if err == nil {
+		var e edit
+		var refused error
+		e, refused, err = g.moveEdit(Seat{Side: g.board.Position().ToMove()}, m, n.At)
+		if err == nil && refused == nil {
+			e.at = n.At
+			e.online.Rev = n.Rev
+			g.stored(e)
+			return true
+		}
+	}
+	// A move this copy cannot play as the other did: it was not the game
+	// the other instance changed.
+	t.Forget(n.Game)
+	return false
 }

@@ -3,6 +3,7 @@ package play
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -178,5 +179,84 @@ func TestKeptGamesLeave(t *testing.T) {
 	}
 	if tb.Kept() < 5 {
 		t.Errorf("only %d games kept of the last ones", tb.Kept())
+	}
+}
+
+// TestHeardMoves: another instance's move, told by its notice, is played
+// on the game kept here as that instance played it, with no read: the
+// copy equals the game as stored. A notice that does not follow the copy
+// (one missed) forgets it, and the next use reads it once.
+func TestHeardMoves(t *testing.T) {
+	ctx := context.Background()
+	fake := clock.NewFake(epoch)
+	st := &countingStore{Store: memory.New()}
+	st.Clock = fake
+	var told []Notice
+	a := NewTable(st, func(n Notice) string { told = append(told, n); return "" })
+	b := NewTable(st, nil)
+	a.Clock, b.Clock = fake, fake
+	start, _ := rules.NewPosition(6, 4)
+	clk, _ := Clock(3, 2, 0)
+	g, south, err := a.CreateOnline(ctx, &game.Game{Start: start, Result: "*"}, rules.South, clk, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, north, err := a.Join(ctx, g, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := [2]string{south, north}
+	// Both keep the game as it is now.
+	for _, tb := range []*Table{a, b} {
+		if err := tb.With(ctx, g.ID(), func(*Game) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := st.reads.Load()
+	for i := range 6 {
+		fake.Advance(time.Duration(700+300*i) * time.Millisecond)
+		told = nil
+		err := a.With(ctx, g.ID(), func(g *Game) error {
+			seat, err := a.SeatOf(ctx, g, tokens[g.Board().Position().ToMove()])
+			if err != nil {
+				return err
+			}
+			ply := g.Board().Ply()
+			_, err = a.Move(ctx, g, seat, g.Board().LegalMoves()[0].String(), &ply)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("move %d: %v", i+1, err)
+		}
+		if len(told) != 1 || told[0].Move == "" {
+			t.Fatalf("move %d told %+v", i+1, told)
+		}
+		if !b.Heard(told[0]) {
+			t.Fatalf("move %d: the copy kept did not take it", i+1)
+		}
+	}
+	if n := st.reads.Load(); n != reads {
+		t.Errorf("hearing 6 moves read the game %d times", n-reads)
+	}
+	stored, err := b.Load(ctx, g.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.With(ctx, g.ID(), func(kept *Game) error {
+		if !reflect.DeepEqual(kept.info, stored.info) || !reflect.DeepEqual(kept.Board().Moves(), stored.Board().Moves()) {
+			t.Errorf("the copy heard:\n%+v %+v\nthe game stored:\n%+v %+v", kept.info, *kept.info.Online, stored.info, *stored.info.Online)
+		}
+		if kept.LastSowing() == nil {
+			t.Errorf("the copy heard has no sowing of its last move")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A notice missed: the next one does not follow the copy.
+	skipped := told[0]
+	skipped.Rev, skipped.Ply = skipped.Rev+2, skipped.Ply+2
+	if b.Heard(skipped) || b.Kept() != 0 {
+		t.Errorf("a notice past one missed was taken")
 	}
 }

@@ -27,7 +27,7 @@ func (t *Table) Move(ctx context.Context, g *Game, seat Seat, text string, ply *
 	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
-	return t.play(ctx, g, seat, m, t.Clock.Now())
+	return t.play(ctx, g, seat, m, t.now())
 }
 
 // checkPly refuses a request made on a stale view of the game: ply, if
@@ -146,7 +146,7 @@ func (t *Table) ComputerMove(ctx context.Context, g *Game, ply *int, choose func
 	if err != nil {
 		return Change{}, err
 	}
-	return t.play(ctx, g, computer, m, t.Clock.Now())
+	return t.play(ctx, g, computer, m, t.now())
 }
 
 // Takeback takes back the last move of game g, played on one device, and

@@ -34,7 +34,7 @@ func (t *Table) act(ctx context.Context, g *Game, side rules.Side, action string
 	if err := t.checkPly(ctx, g, ply); err != nil {
 		return Change{}, err
 	}
-	now := t.Clock.Now()
+	now := t.now()
 	if up, err := t.TimeIsUp(ctx, g, now); err != nil {
 		return Change{}, err
 	} else if up && action != "rematch" {
@@ -178,7 +178,7 @@ func (t *Table) rematch(ctx context.Context, g *Game, o *game.Online, side rules
 	}
 	c := o.Clock
 	next.Online = &game.Online{Invite: newInvite(), Seats: o.Seats, Clock: c, Left: [2]time.Duration{c.Time, c.Time}}
-	next.Created = t.Clock.Now()
+	next.Created = t.now()
 	next.Category = ratings.Category(next.Start.Holes(), c)
 	o.RematchOffer = ""
 	// The next game is stored with the state that names it, in one

@@ -41,7 +41,7 @@ func (t *Table) readRatings(ctx context.Context, st *State) error {
 		return nil
 	}
 	key := o.Seats[0] + " " + o.Seats[1] + " " + st.Result + " " + o.End
-	now := t.Clock.Now()
+	now := t.now()
 	c := &t.ratings
 	c.mu.Lock()
 	e, ok := c.m[st.Info.ID]

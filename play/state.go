@@ -45,7 +45,7 @@ type State struct {
 // State returns game g as it stands now, with its series read from the
 // store.
 func (t *Table) State(ctx context.Context, g *Game) (State, error) {
-	st := g.state(t.Clock.Now(), t.ViewLaps)
+	st := g.state(t.now(), t.ViewLaps)
 	if err := t.readSeries(ctx, &st); err != nil {
 		return State{}, err
 	}

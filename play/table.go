@@ -84,10 +84,21 @@ func NewTable(st Store, notice func(Notice) string) *Table {
 	return &Table{store: st, notice: notice, Clock: clock.Real}
 }
 
+// now is the time of a change: the table's clock's, to the millisecond,
+// as the store keeps times, so that a game kept in memory is the one
+// stored.
+func (t *Table) now() time.Time { return t.Clock.Now().UTC().Truncate(time.Millisecond) }
+
 // Notice is what the other instances are told of a change of a game.
 type Notice struct {
 	Game  string
 	Event string
+	// Move is a move's, in notation, with Ply the moves played after it
+	// and At when it was played: enough for another instance to play it
+	// on the game it keeps (Heard). Empty for other changes.
+	Move string
+	Ply  int
+	At   time.Time
 	// Rev is the online game's revision after the change; 0 for a game
 	// played on one device.
 	Rev int64
@@ -144,8 +155,16 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	if o := g.info.Online; o != nil {
 		ch.Rev = o.Rev
 	}
+	if e.at.IsZero() {
+		e.at = t.now()
+	}
+	e.at = e.at.UTC().Truncate(time.Millisecond)
+	ch.At = e.at
 	if t.notice != nil {
 		n := Notice{Game: g.info.ID, Event: e.event}
+		if e.event == "move" && len(e.moves) == 1 {
+			n.Move, n.Ply, n.At = e.moves[0].String(), e.had+1, e.at
+		}
 		if e.online != nil {
 			n.Rev = ch.Rev + 1
 			n.Deadline = deadline(e.online, g.board)
@@ -155,26 +174,12 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 		}
 		ch.Notice = t.notice(n)
 	}
-	if e.at.IsZero() {
-		e.at = t.Clock.Now()
-	}
-	e.at = e.at.UTC().Truncate(time.Millisecond)
-	ch.At = e.at
 	ch.Rate = g.rated(e)
 	if err := t.store.Update(ctx, g.info.ID, ch); err != nil {
 		return Change{}, err
 	}
-	g.info.Result, g.info.Updated = e.result, e.at
-	if e.online != nil {
-		g.info.Online = e.online
-	}
-	if e.south != nil {
-		g.info.South = *e.south
-	}
-	if e.north != nil {
-		g.info.North = *e.north
-	}
-	c := Change{Event: e.event, Sowing: e.sowing, State: g.state(t.Clock.Now(), t.ViewLaps)}
+	g.stored(e)
+	c := Change{Event: e.event, Sowing: e.sowing, State: g.state(t.now(), t.ViewLaps)}
 	if err := t.readSeries(ctx, &c.State); err != nil {
 		// The change is stored and g is as it left it; only what shows
 		// it failed.
@@ -187,6 +192,21 @@ func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 		t.OnChange(ctx, g, c)
 	}
 	return c, nil
+}
+
+// stored sets the rest of g's state, its board being up to date already,
+// to what edit e stored.
+func (g *Game) stored(e edit) {
+	g.info.Result, g.info.Updated = e.result, e.at
+	if e.online != nil {
+		g.info.Online = e.online
+	}
+	if e.south != nil {
+		g.info.South = *e.south
+	}
+	if e.north != nil {
+		g.info.North = *e.north
+	}
 }
 
 // rated returns the ratings' step of edit e of game g (game.Change.Rate)
@@ -232,7 +252,7 @@ func (t *Table) Create(ctx context.Context, sg *game.Game, board *rules.Game, se
 	}
 	sg.Result = startResult(sg, board)
 	if sg.Created.IsZero() {
-		sg.Created = t.Clock.Now()
+		sg.Created = t.now()
 	}
 	if sg.Online != nil && sg.Category == "" {
 		sg.Category = ratings.Category(sg.Start.Holes(), sg.Online.Clock)

@@ -23,34 +23,61 @@ const Heartbeat = time.Second
 // server having been down.
 const outage = Heartbeat + Heartbeat/2
 
+// flagGrace is how long after a clock falls an instance flags it when
+// another instance made the game's last change: that one flags it on
+// time, and this one only if it is gone. So a clock is flagged once,
+// not by a timer on every instance racing the others.
+const flagGrace = 2 * time.Second
+
 // clockWatch keeps a timer for each online game whose clock runs, so that
 // a flag falls on time whether or not anyone is connected.
 type clockWatch struct {
 	mu     sync.Mutex
-	timers map[string]clock.Timer
+	timers map[string]flagTimer
 }
 
-// watch (re)schedules the timer of game g after a change, and notes its
-// position (livepositions.go); the caller holds the game's lock.
-func (cw *clockWatch) watch(s *Server, g *play.Game) {
+// flagTimer is the timer of a game's clock, and when it is due.
+type flagTimer struct {
+	clock.Timer
+	due time.Time
+}
+
+// watch (re)schedules the timer of game g and notes its position
+// (livepositions.go); the caller holds the game's lock. This instance
+// made the game's last change when grace is 0; otherwise it arms only the
+// fallback, grace after the clock falls.
+func (cw *clockWatch) watch(s *Server, g *play.Game, grace time.Duration) {
 	s.positions.note(g)
-	cw.at(s, g.ID(), g.Deadline())
+	at := g.Deadline()
+	if !at.IsZero() {
+		at = at.Add(grace)
+	}
+	cw.at(s, g.ID(), at)
 }
 
-// at (re)schedules the timer of game id for its clock falling at at, or
-// stops it for a zero at.
+// at (re)schedules the timer of game id to flag it at at, or stops it for
+// a zero at.
 func (cw *clockWatch) at(s *Server, id string, at time.Time) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
-	if t := cw.timers[id]; t != nil {
+	if t, ok := cw.timers[id]; ok {
 		t.Stop()
 		delete(cw.timers, id)
 	}
 	if at.IsZero() {
 		return
 	}
-	// A little after the deadline, so that the flag has surely fallen.
-	cw.timers[id] = s.clock.AfterFunc(at.Sub(s.clock.Now())+10*time.Millisecond, func() { s.flag(id) })
+	// A little after, so that the flag has surely fallen.
+	due := at.Add(10 * time.Millisecond)
+	cw.timers[id] = flagTimer{s.clock.AfterFunc(due.Sub(s.clock.Now()), func() { s.flag(id) }), due}
+}
+
+// due returns when the timer of game id is due, if one is armed.
+func (cw *clockWatch) due(id string) (time.Time, bool) {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	t, ok := cw.timers[id]
+	return t.due, ok
 }
 
 func (cw *clockWatch) stopAll() {
@@ -73,7 +100,8 @@ func (s *Server) flag(id string) {
 	err := s.table.With(ctx, id, func(g *play.Game) error {
 		up, err := s.table.TimeIsUp(ctx, g, s.clock.Now())
 		if err == nil && !up {
-			s.clocks.watch(s, g)
+			// Changed since, perhaps on another instance, which flags it.
+			s.clocks.watch(s, g, flagGrace)
 		}
 		return err
 	})
@@ -81,7 +109,7 @@ func (s *Server) flag(id string) {
 		// Another instance changed the game first (perhaps ending it on
 		// time itself): watch it as it is now.
 		err = s.table.With(ctx, id, func(g *play.Game) error {
-			s.clocks.watch(s, g)
+			s.clocks.watch(s, g, flagGrace)
 			return nil
 		})
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -45,6 +45,12 @@ type notice struct {
 	// lap cap, 0 for the default.
 	Position string `json:"p,omitempty"`
 	Laps     int    `json:"l,omitempty"`
+	// For a move: the move, the moves played after it and when it was
+	// played (Unix milliseconds), for the others to play it on the game
+	// they keep (play.Table.Heard).
+	Move string `json:"m,omitempty"`
+	Ply  int    `json:"n,omitempty"`
+	At   int64  `json:"a,omitempty"`
 	// For presence: this instance's connections to the game, by seat,
 	// and those watching.
 	Seats    [2]int `json:"s,omitzero"`
@@ -77,9 +83,12 @@ func newID() string {
 // noticeOf returns the notice that a change of a game sends to the other
 // instances (play.Table's notice).
 func (s *Server) noticeOf(c play.Notice) string {
-	n := notice{Instance: s.instance, Game: c.Game, Event: c.Event, Rev: c.Rev, Sent: noticeSent()}
+	n := notice{Instance: s.instance, Game: c.Game, Event: c.Event, Rev: c.Rev, Sent: noticeSent(), Move: c.Move, Ply: c.Ply}
 	if !c.Deadline.IsZero() {
 		n.Deadline = c.Deadline.UnixMilli()
+	}
+	if !c.At.IsZero() {
+		n.At = c.At.UnixMilli()
 	}
 	if n.Position = liveKey(c.Board); n.Position != "" && c.Board.Rules().Laps() != rules.DefaultMaxLaps {
 		n.Laps = c.Board.Rules().Laps()
@@ -168,11 +177,18 @@ func (s *Server) handleNotice(n notice) {
 			return // a reminder: nothing the clients see has changed
 		}
 	} else {
-		// The game as kept here is behind: the next use reads it.
-		s.table.Forget(n.Game)
+		// The game as kept here catches up: a move is played on it, any
+		// other change makes the next use read it.
+		heard := play.Notice{Game: n.Game, Event: n.Event, Rev: n.Rev, Move: n.Move, Ply: n.Ply}
+		if n.At > 0 {
+			heard.At = time.UnixMilli(n.At).UTC()
+		}
+		s.table.Heard(heard)
+		// The instance that made the change flags its clock when it
+		// falls; this one only if that one has not within flagGrace.
 		var at time.Time
 		if n.Deadline > 0 {
-			at = time.UnixMilli(n.Deadline)
+			at = time.UnixMilli(n.Deadline).Add(flagGrace)
 		}
 		s.clocks.at(s, n.Game, at)
 		s.positions.set(n.Game, n.Position, n.Laps, n.Rev)
@@ -193,7 +209,7 @@ func (s *Server) relay(id, event string, withSowing bool) {
 	defer cancel()
 	err := s.table.With(ctx, id, func(g *play.Game) error {
 		if event == "" {
-			s.clocks.watch(s, g)
+			s.clocks.watch(s, g, flagGrace) // another instance made its last change
 		}
 		rev, moves := s.live.sent(id)
 		o := g.Online()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
@@ -226,5 +227,72 @@ func presenceCatchingUp(t *testing.T, before int, tell func(s *Server, id string
 	m := c.wait("the move", func(m liveMessage) bool { return m.Game != nil && len(m.Game.Moves) == before+1 })
 	if m.Event != "move" || m.Sowing == nil || m.Sowing.Move != g.LegalMoves[0] {
 		t.Errorf("the move came as event %q with sowing %+v", m.Event, m.Sowing)
+	}
+}
+
+// TestOneFlagAClock: the instance that made a game's last change flags its
+// clock when it falls; another arms only a fallback, flagGrace later,
+// which the flag's notice stops; with that instance gone, the fallback
+// flags the game, dated when the clock fell.
+func TestOneFlagAClock(t *testing.T) {
+	for _, gone := range []bool{false, true} {
+		t.Run(fmt.Sprintf("the mover's instance gone: %t", gone), func(t *testing.T) {
+			url := pgtest.NewDatabase(t)
+			fake := clock.NewFake(time.Date(2040, 1, 1, 9, 0, 0, 0, time.UTC))
+			withClock := func(_ *store.Postgres, s *Server) { s.clock, s.table.Clock = fake, fake }
+			a, b := startInstanceWith(t, url, withClock), startInstanceWith(t, url, withClock)
+			ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
+			g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 6, "clock": {"minutes": 1}}`)
+			for ply := range 2 {
+				if code, raw := ta.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], ply), nil); code != 200 {
+					t.Fatalf("move %d: %d %s", ply+1, code, raw)
+				}
+				g = ta.get(g.ID)
+			}
+			fell := fake.Now().Add(time.Minute)
+			armed := func(in *instance) bool {
+				_, ok := in.srv.clocks.due(g.ID)
+				return ok
+			}
+			// B hears of the moves and arms its fallback, flagGrace after
+			// A's timer.
+			for deadline := time.Now().Add(liveWait); ; time.Sleep(10 * time.Millisecond) {
+				if due, ok := b.srv.clocks.due(g.ID); ok && due.After(fell.Add(flagGrace)) {
+					break
+				}
+				if time.Now().After(deadline) {
+					due, ok := b.srv.clocks.due(g.ID)
+					t.Fatalf("B never armed its fallback after the grace: due %v (%t), the clock falls at %v", due, ok, fell)
+				}
+			}
+			if due, ok := a.srv.clocks.due(g.ID); !ok || due.After(fell.Add(time.Second)) {
+				t.Fatalf("A, which made the last move, flags at %v (%t); the clock falls at %v", due, ok, fell)
+			}
+			if gone {
+				a.srv.clocks.stopAll()
+			}
+			fake.Advance(time.Minute + 20*time.Millisecond)
+			if !gone {
+				if got := ta.get(g.ID); got.Status != "timeout" {
+					t.Fatalf("A did not flag the clock when it fell: %s", got.Status)
+				}
+				// A's notice of the flag stops B's fallback before it is due.
+				for deadline := time.Now().Add(liveWait); ; time.Sleep(10 * time.Millisecond) {
+					if !armed(b) {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("B's fallback is still armed after A flagged the clock")
+					}
+				}
+			} else if got := tb.get(g.ID); got.Status != "playing" {
+				t.Fatalf("B flagged the clock before its grace: %s", got.Status)
+			}
+			fake.Advance(flagGrace)
+			got := tb.get(g.ID)
+			if got.Status != "timeout" || !got.Updated.Equal(fell) {
+				t.Errorf("after the grace: %s, updated %v, want timeout at %v", got.Status, got.Updated, fell)
+			}
+		})
 	}
 }

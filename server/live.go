@@ -301,7 +301,7 @@ func marshal(m liveMessage) []byte {
 // change's own transaction, so that a change acknowledged to its sender
 // has been announced to all.
 func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
-	s.clocks.watch(s, g)
+	s.clocks.watch(s, g, 0) // this instance flags it
 	// A connection joins under the game's lock: with none here now, none
 	// is waiting for this change.
 	if !s.live.has(g.ID()) {

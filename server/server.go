@@ -99,9 +99,9 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), clock: o.Clock,
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
-		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]clock.Timer{}},
+		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]flagTimer{}},
 		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue),
-		vigil: vigil{now: o.Clock.Now}, requestTimeout: MaxAnalysisTime + o.SearchWait + 5*time.Second}
+		vigil: vigil{now: time.Now}, requestTimeout: MaxAnalysisTime + o.SearchWait + 5*time.Second}
 	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
 	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
 	s.mux.HandleFunc("GET /api/games", s.listGames)
