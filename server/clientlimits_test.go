@@ -191,7 +191,7 @@ func TestAttackLiveConnections(t *testing.T) {
 	}
 	grown := int64(heap()) - int64(before)
 	t.Logf("attacker: %d connections held, %d refused; heap grew %d KB", len(held), refused, grown>>10)
-	if want := s.srv.clients.lim.LivePerClient; len(held) != want {
+	if want := s.srv.clients.Limits().LivePerClient; len(held) != want {
 		t.Errorf("the attacker holds %d live connections; the limit is %d", len(held), want)
 	}
 	// Both ends of every connection are in this process.
@@ -356,7 +356,7 @@ func TestAnalysisTimeBudget(t *testing.T) {
 func TestAttackGameCreation(t *testing.T) {
 	s := newSite(t, Options{})
 	ctx := context.Background()
-	lim := s.srv.clients.lim
+	lim := s.srv.clients.Limits()
 	play := func(n int) []time.Duration {
 		var took []time.Duration
 		for range n {
@@ -569,7 +569,7 @@ func TestLimitFlags(t *testing.T) {
 	if err := fs.Parse([]string{"--live-per-client", "7", "--games-per-hour", "9", "--analysis-time", "45s"}); err != nil {
 		t.Fatal(err)
 	}
-	got := f.Limits().withDefaults(4)
+	got := f.Limits().WithDefaults(4)
 	want := ClientLimits{LivePerClient: 7, MaxLive: got.MaxLive, GamesPerHour: 9, InvitesPerHour: 60, OpenInvites: 20,
 		SearchShare: 2, AnalysisTime: 45 * time.Second, MoveSearches: 1}
 	if got != want {

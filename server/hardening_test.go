@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -355,23 +356,9 @@ func TestClientBehindAProxy(t *testing.T) {
 			t.Errorf("%s forwarding %q (trust %v): %s, want %s", tc.remote, tc.forwarded, tc.trust, got, tc.want)
 		}
 		// Only the operator's own tools on this machine go unlimited.
-		if exempt := !limitedClient(got); exempt != (tc.want == "127.0.0.1/32") {
+		if exempt := !limits.Limited(got); exempt != (tc.want == "127.0.0.1/32") {
 			t.Errorf("%s forwarding %q (trust %v): exempt from the limits: %v", tc.remote, tc.forwarded, tc.trust, exempt)
 		}
-	}
-}
-
-func TestRateLimiterForgetsIdleClients(t *testing.T) {
-	l := newRateLimiter(Rate{PerSecond: 1, Burst: 2})
-	now := time.Now()
-	for i := range maxClients + 500 {
-		req := httptest.NewRequest("GET", "/", nil)
-		req.RemoteAddr = fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255)
-		l.allow(clientOf(req, false), now)
-		now = now.Add(time.Millisecond)
-	}
-	if len(l.byIP) > maxClients {
-		t.Errorf("%d clients remembered, bound %d", len(l.byIP), maxClients)
 	}
 }
 

@@ -15,7 +15,7 @@ type LimitFlags struct{ c ClientLimits }
 // defaults.
 func AddLimitFlags(fs *flag.FlagSet) *LimitFlags {
 	f := &LimitFlags{}
-	def := ClientLimits{}.withDefaults(1)
+	def := ClientLimits{}.WithDefaults(1)
 	count := func(p *int, name string, d int, usage string) {
 		*p = d
 		fs.Func(name, fmt.Sprintf("%s (default %d)", usage, d), func(v string) error {

@@ -16,13 +16,28 @@ import (
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/clock"
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// Rate is a request budget: Burst requests at once, refilled at PerSecond.
-type Rate struct {
-	PerSecond float64
-	Burst     int
+// Rate is a request budget: Burst requests at once, refilled at
+// PerSecond (limits.Rate).
+type Rate limits.Rate
+
+// bucket is a budget of a Rate (limits.Bucket), as a live connection
+// spends its messages.
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// take takes a token from the bucket, refilled at rate, or says how long
+// to wait for one.
+func (b *bucket) take(rate Rate, now time.Time) (bool, time.Duration) {
+	lb := limits.Bucket{Tokens: b.tokens, Last: b.last}
+	ok, wait := lb.Take(limits.Rate(rate), now)
+	b.tokens, b.last = lb.Tokens, lb.Last
+	return ok, wait
 }
 
 // Options tune the server's limits; the zero value of a field means its
@@ -79,7 +94,7 @@ func (o Options) withDefaults() Options {
 	o.AnalysisRate = def(o.AnalysisRate, Rate{5, 30})
 	o.ComputerRate = def(o.ComputerRate, Rate{10, 30})
 	o.RecordRate = def(o.RecordRate, Rate{5, 30})
-	o.ClientLimits = o.ClientLimits.withDefaults(o.Searches)
+	o.ClientLimits = o.ClientLimits.WithDefaults(o.Searches)
 	o.Accounts = o.Accounts.withDefaults()
 	if o.Clock == nil {
 		o.Clock = clock.Real
@@ -217,26 +232,6 @@ func (s *Server) withEngine(ctx context.Context, r rules.Rules, p rules.Position
 	return f(ctx, e)
 }
 
-// rateLimiter gives each client a token bucket.
-type rateLimiter struct {
-	rate Rate
-	mu   sync.Mutex
-	byIP map[netip.Prefix]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-// maxClients bounds the limiter's memory; past it, buckets that are full
-// again are forgotten, and if none is, new clients share one bucket.
-const maxClients = 10_000
-
-func newRateLimiter(r Rate) *rateLimiter {
-	return &rateLimiter{rate: r, byIP: map[netip.Prefix]*bucket{}}
-}
-
 // clientOf is the client a request counts against: its IP address, or its
 // /64 network for IPv6, where one host easily has many addresses. Behind a
 // proxy (trustProxy), a request the proxy forwards (from a loopback or
@@ -278,64 +273,11 @@ func clientOf(r *http.Request, trustProxy bool) netip.Prefix {
 	return p
 }
 
-// allow takes a token for client, or says how long to wait for one.
-func (l *rateLimiter) allow(client netip.Prefix, now time.Time) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.byIP[client]
-	if b == nil {
-		if len(l.byIP) >= maxClients {
-			l.sweep(now)
-		}
-		if len(l.byIP) >= maxClients {
-			client = netip.Prefix{}
-			b = l.byIP[client]
-		}
-		if b == nil {
-			b = &bucket{tokens: float64(l.rate.Burst), last: now}
-			l.byIP[client] = b
-		}
-	}
-	return b.take(l.rate, now)
-}
-
-// take takes a token from the bucket, refilled at rate, or says how long
-// to wait for one.
-func (b *bucket) take(rate Rate, now time.Time) (bool, time.Duration) {
-	b.tokens = min(float64(rate.Burst), b.tokens+now.Sub(b.last).Seconds()*rate.PerSecond)
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) / rate.PerSecond * float64(time.Second))
-}
-
-// refund gives client back a token taken for a request that was refused
-// all the same.
-func (l *rateLimiter) refund(client netip.Prefix) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if b := l.byIP[client]; b != nil {
-		b.tokens = min(float64(l.rate.Burst), b.tokens+1)
-	}
-}
-
-func (l *rateLimiter) sweep(now time.Time) {
-	for c, b := range l.byIP {
-		if b.tokens+now.Sub(b.last).Seconds()*l.rate.PerSecond >= float64(l.rate.Burst) {
-			delete(l.byIP, c)
-		}
-	}
-}
-
 // limited wraps a handler with the rate limit l per client.
-func (s *Server) limited(l *rateLimiter, h http.HandlerFunc) http.HandlerFunc {
+func (s *Server) limited(l *limits.Limiter, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := l.allow(clientOf(r, s.trustProxy), time.Now()); !ok {
-			secs := int(wait/time.Second) + 1
-			s.fail(w, r, &api.Error{Status: http.StatusTooManyRequests, RetryAfter: secs,
-				Msg: "too many requests of this kind; try again in a moment"})
+		if ok, wait := l.Allow(clientOf(r, s.trustProxy), time.Now()); !ok {
+			s.fail(w, r, limits.TooMany(wait, "too many requests of this kind; try again in a moment"))
 			return
 		}
 		h(w, r)

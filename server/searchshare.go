@@ -16,6 +16,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/endodoi/endodoi/internal/limits"
 )
 
 // searchKind says which searches a request's are.
@@ -98,14 +100,14 @@ func newSearchShare(c ClientLimits, queue int) *searchShare {
 func (sh *searchShare) client(client netip.Prefix, now time.Time) *clientSearches {
 	c := sh.clients[client]
 	if c == nil {
-		if len(sh.clients) >= maxClients {
+		if len(sh.clients) >= limits.MaxClients {
 			for k, old := range sh.clients {
 				if old.held == 0 && old.tokens+now.Sub(old.last).Seconds()*sh.perSec >= sh.budget {
 					delete(sh.clients, k)
 				}
 			}
 		}
-		if len(sh.clients) >= maxClients {
+		if len(sh.clients) >= limits.MaxClients {
 			client = netip.Prefix{} // the rest share one record
 			if c = sh.clients[client]; c != nil {
 				return sh.refill(c, now)
@@ -129,7 +131,7 @@ func (sh *searchShare) refill(c *clientSearches, now time.Time) *clientSearches 
 // slot and charges the time taken.
 func (sh *searchShare) acquire(ctx context.Context, sl *searchSlots) (context.Context, func(), error) {
 	t := ticketOf(ctx)
-	if !limitedClient(t.client) {
+	if !limits.Limited(t.client) {
 		return sh.slot(ctx, sl, t, func() {}, func(time.Duration) {})
 	}
 	now := time.Now()
@@ -138,12 +140,12 @@ func (sh *searchShare) acquire(ctx context.Context, sl *searchSlots) (context.Co
 	if t.kind == searchAnalysis && c.tokens <= 0 {
 		wait := time.Duration(-c.tokens/sh.perSec*float64(time.Second)) + time.Second
 		sh.mu.Unlock()
-		return nil, nil, tooMany(wait, "your analyses have had their share of the engine's time (%v a minute); try again in %s",
-			time.Duration(sh.budget*float64(time.Second)), waitText(wait))
+		return nil, nil, limits.TooMany(wait, "your analyses have had their share of the engine's time (%v a minute); try again in %s",
+			time.Duration(sh.budget*float64(time.Second)), limits.WaitText(wait))
 	}
 	if waiting := c.waiting; waiting >= sh.queue {
 		sh.mu.Unlock()
-		return nil, nil, tooMany(2*time.Second, "your address has as many searches under way as it may (%d running and %d waiting); wait for their answers", sh.share, waiting)
+		return nil, nil, limits.TooMany(2*time.Second, "your address has as many searches under way as it may (%d running and %d waiting); wait for their answers", sh.share, waiting)
 	}
 	c.waiting++
 	c.held++

@@ -27,6 +27,7 @@ import (
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/clock"
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
@@ -69,7 +70,7 @@ type Server struct {
 	// What each client holds and makes, its share of the searches, and
 	// the positions of the online games in play (clientlimits.go,
 	// searchshare.go, livepositions.go).
-	clients   *clientLimits
+	clients   *limits.Clients
 	search    *searchShare
 	positions livePositions
 
@@ -100,9 +101,9 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), clock: o.Clock,
 		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
 		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]flagTimer{}},
-		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue),
+		ctx: context.Background(), trustProxy: o.TrustProxy, clients: limits.NewClients(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue),
 		vigil: vigil{now: time.Now}, requestTimeout: MaxAnalysisTime + o.SearchWait + 5*time.Second}
-	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
+	analysis, computer, records := limits.NewLimiter(limits.Rate(o.AnalysisRate)), limits.NewLimiter(limits.Rate(o.ComputerRate)), limits.NewLimiter(limits.Rate(o.RecordRate))
 	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
 	s.mux.HandleFunc("GET /api/games", s.listGames)
 	s.mux.HandleFunc("POST /api/games/import", s.limited(records, s.importGame))
