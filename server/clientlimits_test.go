@@ -20,6 +20,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/store"
 )
@@ -314,7 +315,7 @@ func TestAttackSearchSlots(t *testing.T) {
 	summary := map[int]int32{}
 	codes.Range(func(k, v any) bool { summary[k.(int)] = v.(*atomic.Int32).Load(); return true })
 	t.Logf("attacker's answers by status: %v; heap grew %d KB", summary, grown>>10)
-	if want := int32(burst - 1 - s.srv.search.queue); summary[http.StatusTooManyRequests]-refusedBefore < want {
+	if want := int32(burst - 1 - s.srv.analysis.QueuePerClient()); summary[http.StatusTooManyRequests]-refusedBefore < want {
 		t.Errorf("of a burst of %d, %d of the attacker's searches were refused at once, want %d or more: %v",
 			burst, summary[http.StatusTooManyRequests]-refusedBefore, want, summary)
 	}
@@ -456,7 +457,7 @@ func TestNoAnalysisOfALiveOnlineGame(t *testing.T) {
 	ts := newTestServer(t)
 	g, tokens := ts.onlinePair(`{"online": true, "holes": 6}`)
 	local := ts.create(`{"holes": 6}`)
-	for len(g.Moves) < livePly {
+	for len(g.Moves) < analysis.LivePly {
 		var mv moveView
 		m := g.LegalMoves[0]
 		if code, raw := ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, m, len(g.Moves)), &mv); code != 200 {
@@ -501,7 +502,7 @@ func TestNoAnalysisOfALiveOnlineGame(t *testing.T) {
 	}
 	// A restarted server knows the games in play from the start.
 	g2, tokens2 := ts.onlinePair(`{"online": true, "holes": 6, "clock": {"minutes": 30}}`)
-	for len(g2.Moves) < livePly {
+	for len(g2.Moves) < analysis.LivePly {
 		var mv moveView
 		ts.seat("POST", "/api/games/"+g2.ID+"/moves", tokenOf(g2, tokens2), fmt.Sprintf(`{"move": %q, "ply": %d}`, g2.LegalMoves[len(g2.LegalMoves)-1], len(g2.Moves)), &mv)
 		g2 = mv.Game
@@ -528,7 +529,7 @@ func TestInstancesRefuseAnalysisOfALiveGame(t *testing.T) {
 	a, b := startInstance(t, url), startInstance(t, url)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 6}`)
-	for len(g.Moves) < livePly {
+	for len(g.Moves) < analysis.LivePly {
 		var mv moveView
 		if code, raw := ta.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], len(g.Moves)), &mv); code != 200 {
 			t.Fatalf("move on A: %d %s", code, raw)

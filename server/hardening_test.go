@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/store"
@@ -424,8 +425,8 @@ func TestEnginesAreReused(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*searchHashMiB<<20 {
-		t.Errorf("%d analyses allocated %d MiB; a table each would be %d MiB", n, grew>>20, n*searchHashMiB)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*analysis.SearchHashMiB<<20 {
+		t.Errorf("%d analyses allocated %d MiB; a table each would be %d MiB", n, grew>>20, n*analysis.SearchHashMiB)
 	}
 }
 

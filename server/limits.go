@@ -1,23 +1,17 @@
 package server
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/netip"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/endodoi/endodoi/api"
-	"github.com/endodoi/endodoi/egtb"
-	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/limits"
-	"github.com/endodoi/endodoi/rules"
 )
 
 // Rate is a request budget: Burst requests at once, refilled at
@@ -100,136 +94,6 @@ func (o Options) withDefaults() Options {
 		o.Clock = clock.Real
 	}
 	return o
-}
-
-// searchSlots bounds the searches running at once and the requests
-// waiting for one, so that a burst of analyses neither exhausts memory nor
-// starves the moves of the CPU.
-type searchSlots struct {
-	run     chan struct{}
-	waiting chan struct{}
-	wait    time.Duration
-}
-
-func newSearchSlots(o Options) *searchSlots {
-	return &searchSlots{run: make(chan struct{}, o.Searches), waiting: make(chan struct{}, o.SearchQueue), wait: o.SearchWait}
-}
-
-// busyError is the answer when no search can be run now.
-func busyError() error {
-	return &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 2,
-		Msg: "the server is busy with other searches; try again in a moment"}
-}
-
-// acquire waits for a slot; it returns the function that frees it.
-func (sl *searchSlots) acquire(ctx context.Context) (func(), error) {
-	select {
-	case sl.run <- struct{}{}:
-		return func() { <-sl.run }, nil
-	default:
-	}
-	select {
-	case sl.waiting <- struct{}{}:
-	default:
-		return nil, busyError()
-	}
-	defer func() { <-sl.waiting }()
-	t := time.NewTimer(sl.wait)
-	defer t.Stop()
-	select {
-	case sl.run <- struct{}{}:
-		return func() { <-sl.run }, nil
-	case <-t.C:
-		return nil, busyError()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// enginePool keeps idle engines, so that a search reuses a transposition
-// table instead of allocating one.
-type enginePool struct {
-	mu   sync.Mutex
-	free map[engineKey][]*engine.Engine
-	idle int // engines in free
-	max  int
-}
-
-type engineKey struct {
-	rules   rules.Rules
-	tb      *egtb.Tablebase
-	perfect bool
-}
-
-// searchHashMiB is the table size of the server's engines (the API's).
-const searchHashMiB = api.SearchHashMiB
-
-func (p *enginePool) get(k engineKey) (*engine.Engine, error) {
-	p.mu.Lock()
-	if list := p.free[k]; len(list) > 0 {
-		e := list[len(list)-1]
-		p.free[k] = list[:len(list)-1]
-		p.idle--
-		p.mu.Unlock()
-		e.NewGame()
-		return e, nil
-	}
-	p.mu.Unlock()
-	cfg := engine.Config{Rules: k.rules, HashMiB: searchHashMiB, Book: k.perfect}
-	if k.tb != nil {
-		cfg.Tablebase = k.tb // only a non-nil one: a nil pointer in the interface would be probed
-	}
-	return engine.New(cfg)
-}
-
-func (p *enginePool) put(k engineKey, e *engine.Engine) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.idle >= p.max {
-		// Make room: an engine of a rarely used board goes first.
-		for k2, list := range p.free {
-			if len(list) > 0 {
-				p.free[k2] = list[1:]
-				p.idle--
-				break
-			}
-		}
-	}
-	p.free[k] = append(p.free[k], e)
-	p.idle++
-}
-
-// withEngine runs f with an engine for position p under r, once a search
-// slot is free within the share of the client ctx's
-// request is from (searchshare.go); f searches with the context it is
-// given, which ends early when an analysis must give way. A perfect
-// engine takes every exact value the server knows: the opening book of
-// proven values and the endgame databases (the hints, the analysis and
-// the strongest levels); the others search on their own, and keep their
-// mistakes. The position of an online game being played, and those near
-// it, are refused (livepositions.go).
-func (s *Server) withEngine(ctx context.Context, r rules.Rules, p rules.Position, perfect bool, f func(context.Context, *engine.Engine) error) error {
-	if err := s.positions.check(p, r); err != nil {
-		return err
-	}
-	holes := p.Holes()
-	asked := time.Now()
-	ctx, release, err := s.search.acquire(ctx, s.slots)
-	s.metrics.searchWaited(time.Since(asked), err)
-	if err != nil {
-		return err
-	}
-	defer release()
-	k := engineKey{rules: r.Canonical(), perfect: perfect}
-	if perfect {
-		k.tb = s.tablebase(holes, r)
-	}
-	e, err := s.engines.get(k)
-	if err != nil {
-		return err
-	}
-	defer s.engines.put(k, e)
-	return f(ctx, e)
 }
 
 // clientOf is the client a request counts against: its IP address, or its

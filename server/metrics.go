@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -102,7 +103,7 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 	m.onlineMoves = m.moves.WithLabelValues("online")
 	cs := []prometheus.Collector{m.requests, m.latency, m.moves, m.searchWait, m.commitTime, m.commitBatch,
 		&liveCollector{h: &s.live}}
-	cs = append(cs, searchGauges(s.slots)...)
+	cs = append(cs, searchGauges(s.analysis)...)
 	cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "endodoi_store_write_failures_total",
 		Help: "Writes the store failed to make for a reason other than the data (the disk, the database server).",
@@ -135,20 +136,27 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 }
 
 // searchGauges read the search slots when scraped.
-func searchGauges(sl *searchSlots) []prometheus.Collector {
+func searchGauges(a *analysis.Service) []prometheus.Collector {
+	slot := func(i int) func() float64 {
+		return func() float64 {
+			var n [3]int
+			n[0], n[1], n[2] = a.Slots()
+			return float64(n[i])
+		}
+	}
 	return []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "endodoi_search_slots",
 			Help: "Searches that may run at once.",
-		}, func() float64 { return float64(cap(sl.run)) }),
+		}, slot(0)),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "endodoi_search_slots_busy",
 			Help: "Searches running now (reviews included).",
-		}, func() float64 { return float64(len(sl.run)) }),
+		}, slot(1)),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "endodoi_search_queued",
 			Help: "Requests waiting for a search slot now.",
-		}, func() float64 { return float64(len(sl.waiting)) }),
+		}, slot(2)),
 	}
 }
 

@@ -468,7 +468,7 @@ func BenchmarkInstrument(b *testing.B) {
 	mux.HandleFunc("POST /api/games/{id}/moves", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 	})
-	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil)), slots: newSearchSlots(Options{}.withDefaults())}
+	s := NewWithOptions(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	for _, tc := range []struct {
 		name string
 		m    *metrics
