@@ -7,7 +7,6 @@ package server
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -122,20 +121,4 @@ func (s *Server) waitingForOpponent(ctx context.Context, id string) (bool, error
 	}
 	_, free := play.FreeSeat(sg.Online)
 	return free && sg.Online.End == "" && sg.Result == "*", nil
-}
-
-// lowFileLimit is an open-file limit worth a warning: a public site
-// holds a file for each live connection.
-const lowFileLimit = 4096
-
-// raiseFileLimit raises the open-file limit before the server starts, so
-// that its default MaxLive follows, and warns when it is still low.
-func raiseFileLimit(log *slog.Logger) {
-	n, err := limits.RaiseFileLimit()
-	switch {
-	case err != nil:
-		log.Warn("raising the open-file limit", "limit", n, "err", err)
-	case n > 0 && n < lowFileLimit:
-		log.Warn("the open-file limit is low; raise the hard limit (LimitNOFILE) for more live connections", "limit", n, "max_live", limits.MaxLiveForFiles(n))
-	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -560,28 +559,5 @@ func TestInstancesRefuseAnalysisOfALiveGame(t *testing.T) {
 			t.Fatalf("B still refuses the position of a game over: %d", code)
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func TestLimitFlags(t *testing.T) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f := AddLimitFlags(fs)
-	if err := fs.Parse([]string{"--live-per-client", "7", "--games-per-hour", "9", "--analysis-time", "45s"}); err != nil {
-		t.Fatal(err)
-	}
-	got := f.Limits().WithDefaults(4)
-	want := ClientLimits{LivePerClient: 7, MaxLive: got.MaxLive, GamesPerHour: 9, InvitesPerHour: 60, OpenInvites: 20,
-		SearchShare: 2, AnalysisTime: 45 * time.Second, MoveSearches: 1}
-	if got != want {
-		t.Errorf("limits %+v, want %+v", got, want)
-	}
-	for _, bad := range [][]string{{"--open-invites", "0"}, {"--invites-per-hour", "x"}, {"--analysis-time", "2h"}} {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		AddLimitFlags(fs)
-		if err := fs.Parse(bad); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
 	}
 }
