@@ -490,7 +490,7 @@ func TestLobbyChallengesBlocksReports(t *testing.T) {
 	// (Expiry is package lobby's, tested there on its clock.)
 
 	// Blocks: either way, no challenge and no seek taken.
-	type blocksAnswer struct{ Blocks []playerView }
+	type blocksAnswer struct{ Blocks []lobby.Player }
 	var bl blocksAnswer
 	if code, raw := baraka.call("POST", "/api/me/blocks", `{"name": "amina"}`, &bl); code != 200 || len(bl.Blocks) != 1 || bl.Blocks[0].Name != "Amina" {
 		t.Fatalf("block: %d %s", code, raw)

@@ -16,6 +16,7 @@ import (
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/players"
 	"github.com/endodoi/endodoi/ratings"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -126,17 +127,17 @@ func TestRatedGameAndProfiles(t *testing.T) {
 	}
 
 	// Amina's profile.
-	var prof profileView
+	var prof players.Profile
 	if code := as.getJSON("/api/players/amina", &prof); code != 200 {
 		t.Fatalf("profile: %d", code)
 	}
 	if prof.Name != "Amina" || prof.Bot || len(prof.Ratings) != 1 || prof.Ratings[0].Category != "8-blitz" ||
 		prof.Ratings[0].Games != 1 || prof.Ratings[0].Rating != rc.South.After || !prof.Ratings[0].Provisional ||
-		prof.BySide.South != (sideRecordView{Losses: 1}) || prof.BySide.North != (sideRecordView{}) {
+		prof.BySide.South != (players.SideRecord{Losses: 1}) || prof.BySide.North != (players.SideRecord{}) {
 		t.Errorf("profile %+v", prof)
 	}
 	var hist struct {
-		Points []ratingPoint
+		Points []players.Point
 	}
 	if code := as.getJSON("/api/players/Amina/ratings?category=8-blitz", &hist); code != 200 || len(hist.Points) != 1 ||
 		hist.Points[0].Game != g.ID || hist.Points[0].Rating != rc.South.After {
@@ -147,8 +148,8 @@ func TestRatedGameAndProfiles(t *testing.T) {
 			ID, Side, Category, Status string
 			Result                     *string
 			Rated                      bool
-			Opponent                   playerView
-			RatingChange               *changeView `json:"rating_change"`
+			Opponent                   players.Player
+			RatingChange               *players.Change `json:"rating_change"`
 		}
 		Next *string
 	}
@@ -302,7 +303,7 @@ func TestRatedEndAtStartAndLeaderboard(t *testing.T) {
 	}
 	var board struct {
 		Category string
-		Players  []boardPlace
+		Players  []players.Place
 	}
 	if code := as.getJSON("/api/leaderboard?category=8-blitz", &board); code != 200 || board.Category != "8-blitz" ||
 		len(board.Players) != 2 {
@@ -324,7 +325,7 @@ func TestRatedEndAtStartAndLeaderboard(t *testing.T) {
 	}
 	// Baraka's games show him as a deleted player.
 	var games struct {
-		Games []struct{ Opponent playerView }
+		Games []struct{ Opponent players.Player }
 	}
 	if code := as.getJSON("/api/players/amina/games?limit=1", &games); code != 200 || len(games.Games) != 1 ||
 		games.Games[0].Opponent.Name != store.DeletedPlayer {
@@ -334,7 +335,7 @@ func TestRatedEndAtStartAndLeaderboard(t *testing.T) {
 		t.Errorf("a deleted player's profile: %d", code)
 	}
 
-	if err := as.srv.refreshAdvantages(ctx); err != nil {
+	if err := as.srv.players.RefreshAdvantages(ctx); err != nil {
 		t.Fatal(err)
 	}
 	adv, err := as.st.Advantages(ctx)

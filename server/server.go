@@ -28,6 +28,7 @@ import (
 	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/players"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -74,7 +75,8 @@ type Server struct {
 	lobby    *lobby.Lobby // the lobby (package lobby; its routes in lobby.go)
 	lobbyHub lobbyHub     // the lobby's connections here (lobbylive.go)
 
-	fitting sync.WaitGroup // the fits of the first mover's advantage (ratings.go)
+	players *players.Service // the players' standing (ratings.go)
+	fitting sync.WaitGroup   // the fits of the first mover's advantage
 
 	// signed keeps the live connections opened by accounts (revoke.go);
 	// vigil whether it reaches its database and the others (vigil.go).
@@ -123,6 +125,7 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.accountRoutes(o.Accounts)
 	s.lobby = s.newLobby()
 	s.lobbyRoutes()
+	s.players = players.New(st, log)
 	s.ratingRoutes()
 	s.metrics = newMetrics(o.Metrics, s)
 	if s.metrics != nil {
@@ -239,7 +242,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	go s.background(ctx)
 	s.startLobby(ctx)
-	s.fitting.Go(func() { s.fitAdvantages(ctx) })
+	s.fitting.Go(func() { s.players.FitAdvantages(ctx) })
 	return nil
 }
 

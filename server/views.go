@@ -3,25 +3,20 @@ package server
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/players"
 )
 
 // gameView is a game as the API shows it (api.Game), with, for an online
-// game, its players' ratings.
+// game, its players and their ratings (players.InGame).
 type gameView struct {
 	api.Game
-
-	// Rated, for an online game in which an account holds a seat or
-	// that is rated, whether it is (false once it ended casual or
-	// aborted); its players with their ratings and, once rated and ended,
-	// the game's change of them (ratings.go).
-	Rated        *bool             `json:"rated,omitempty"`
-	Players      *playersView      `json:"players,omitempty"`
-	RatingChange *ratingChangeView `json:"rating_change,omitempty"`
+	players.InGame
 }
 
 // view is game g as the API shows it now (stateView), for an answer about
@@ -39,8 +34,7 @@ func (s *Server) view(ctx context.Context, g *play.Game) (gameView, error) {
 // Everything but who is connected is st's: an answer and a live message
 // made of one change's state tell the same.
 func (s *Server) stateView(st *play.State) gameView {
-	v := gameView{Game: api.NewGameView(st)}
-	addRatings(&v, st)
+	v := gameView{Game: api.NewGameView(st), InGame: players.OfGame(st, time.Now())}
 	if v.Online != nil {
 		v.Online.Connected, v.Online.Watchers = s.live.presence(st.Info.ID)
 	}
