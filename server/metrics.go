@@ -1,162 +1,43 @@
 package server
 
-// The server's metrics, in Prometheus's format, for a site's monitoring
-// (docs/deploy.md): the API's requests, the moves, the live connections,
-// the searches, the store's commits and connection pool, and the notices
-// between instances. Each server registers them in a registry of its own
-// (Options.Metrics); package serve serves that registry on an address of
-// its own, never on the site's.
-//
-// No label holds what a client chose: a request is labelled by the route
-// it matched (the pattern, never the path, which holds game IDs and
-// invite codes), its method among a few known ones and its status code.
+// The server's metrics (package internal/metrics), as the server counts
+// them: each API request labelled by the route it matched (the pattern,
+// never the path, which holds game IDs and invite codes), its method
+// among a few known ones and its status code; the moves, the searches'
+// waits and the notices heard. Each server registers them in a registry
+// of its own (Options.Metrics); package serve serves that registry on an
+// address of its own, never on the site's.
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/endodoi/endodoi/analysis"
+	"github.com/endodoi/endodoi/internal/metrics"
 	"github.com/endodoi/endodoi/play"
-	"github.com/endodoi/endodoi/store"
 )
 
-// The histograms' buckets, in seconds.
-var (
-	// latencyBuckets span what a player notices, from a move's round trip
-	// to the longest analysis (MaxAnalysisTime).
-	latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-	// commitBuckets span a commit, from a batch that fits in the page cache
-	// to a disk or database server struggling.
-	commitBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}
-	// batchBuckets go up to SQLite's largest batch (256 writes).
-	batchBuckets = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256}
-)
-
-// metrics are a server's metrics; a nil *metrics counts nothing, for a
+// meters are a server's metrics; a nil *meters counts nothing, for a
 // server without them.
-type metrics struct {
-	requests *prometheus.CounterVec   // route, method, code
-	latency  *prometheus.HistogramVec // route, method
-	moves    *prometheus.CounterVec   // kind
-	// The moves' counters by kind, looked up once.
-	localMoves, computerMoves, onlineMoves prometheus.Counter
-	searchWait                             *prometheus.HistogramVec // outcome
-	commitTime, commitBatch                prometheus.Histogram
-	noticeLag                              prometheus.Histogram
-}
+type meters struct{ *metrics.Metrics }
 
-// newMetrics registers the metrics of s in reg; it returns nil, counting
-// nothing, without reg. A metric that cannot be registered (one of that
-// name is there already: reg is another server's) is logged and left out.
-func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
-	if reg == nil {
-		return nil
-	}
-	m := &metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "endodoi_http_requests_total",
-			Help: "API requests answered, by route pattern, method and status code.",
-		}, []string{"route", "method", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "endodoi_http_request_duration_seconds",
-			Help:    "Time to answer an API request, by route pattern and method (live connections, which last, are left out).",
-			Buckets: latencyBuckets,
-		}, []string{"route", "method"}),
-		moves: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "endodoi_moves_total",
-			Help: "Moves played and stored, by kind: local (two people on one device), computer (the computer's own), online.",
-		}, []string{"kind"}),
-		searchWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "endodoi_search_wait_seconds",
-			Help:    "Time a search (computer move, hint, analysis) waited for a slot, by outcome: run, busy (refused with 503) or gone (the client left).",
-			Buckets: latencyBuckets,
-		}, []string{"outcome"}),
-		commitTime: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "endodoi_store_commit_duration_seconds",
-			Help:    "Time from a store transaction's start to its commit.",
-			Buckets: commitBuckets,
-		}),
-		commitBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "endodoi_store_commit_batch_size",
-			Help:    "Writes one store transaction committed (SQLite gathers those asked for together; PostgreSQL commits each alone).",
-			Buckets: batchBuckets,
-		}),
-		noticeLag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "endodoi_notice_lag_seconds",
-			Help:    "Time from another instance's change to its notice being handled here, by the two instances' clocks.",
-			Buckets: latencyBuckets,
-		}),
-	}
-	m.localMoves = m.moves.WithLabelValues("local")
-	m.computerMoves = m.moves.WithLabelValues("computer")
-	m.onlineMoves = m.moves.WithLabelValues("online")
-	cs := []prometheus.Collector{m.requests, m.latency, m.moves, m.searchWait, m.commitTime, m.commitBatch,
-		&liveCollector{h: &s.live}}
-	cs = append(cs, searchGauges(s.analysis)...)
-	cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: "endodoi_store_write_failures_total",
-		Help: "Writes the store failed to make for a reason other than the data (the disk, the database server).",
-	}, func() float64 { return float64(s.store.WriteFailures()) }))
-	if p, ok := s.store.(store.Pooled); ok {
-		cs = append(cs, &poolCollector{p: p})
-	}
-	// A store that several instances share (store.Postgres) listens to
-	// their notices.
+// newMeters registers the metrics of s in reg; nil without reg.
+func newMeters(reg prometheus.Registerer, s *Server) *meters {
+	src := metrics.Sources{Live: s.live.counts, Slots: s.analysis.Slots}
 	if l, ok := s.store.(listening); ok {
-		cs = append(cs, m.noticeLag, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_notice_listening",
-			Help: "1 while this instance hears the other instances' notices.",
-		}, func() float64 {
-			if l.Listening() != nil {
-				return 0
-			}
-			return 1
-		}))
+		src.Listening = l.Listening
 	}
-	for _, c := range cs {
-		if err := reg.Register(c); err != nil {
-			s.log.Error("registering a metric", "err", err)
-		}
+	if m := metrics.New(reg, s.store, src, s.log); m != nil {
+		return &meters{m}
 	}
-	if o, ok := s.store.(store.Observable); ok {
-		o.SetObserver(m)
-	}
-	return m
-}
-
-// searchGauges read the search slots when scraped.
-func searchGauges(a *analysis.Service) []prometheus.Collector {
-	slot := func(i int) func() float64 {
-		return func() float64 {
-			var n [3]int
-			n[0], n[1], n[2] = a.Slots()
-			return float64(n[i])
-		}
-	}
-	return []prometheus.Collector{
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_search_slots",
-			Help: "Searches that may run at once.",
-		}, slot(0)),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_search_slots_busy",
-			Help: "Searches running now (reviews included).",
-		}, slot(1)),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_search_queued",
-			Help: "Requests waiting for a search slot now.",
-		}, slot(2)),
-	}
+	return nil
 }
 
 // instrument counts the requests next answers, and times them.
-func (m *metrics) instrument(next http.Handler) http.Handler {
+func (m *meters) instrument(next http.Handler) http.Handler {
 	if m == nil {
 		return next
 	}
@@ -172,9 +53,7 @@ func (m *metrics) instrument(next http.Handler) http.Handler {
 			code = http.StatusOK
 		}
 		// The router has set r.Pattern on this very request.
-		route, method := routeOf(r), methodOf(r.Method)
-		m.requests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
-		m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+		m.Request(routeOf(r), methodOf(r.Method), code, time.Since(start))
 	})
 }
 
@@ -206,7 +85,7 @@ func methodOf(m string) string {
 type statusWriter struct {
 	http.ResponseWriter
 	code int
-	m    *metrics
+	m    *meters
 	r    *http.Request
 }
 
@@ -214,7 +93,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	if w.code == 0 || w.code != http.StatusSwitchingProtocols && w.code < 200 {
 		w.code = code
 		if code == http.StatusSwitchingProtocols {
-			w.m.requests.WithLabelValues(routeOf(w.r), methodOf(w.r.Method), "101").Inc()
+			w.m.Upgraded(routeOf(w.r), methodOf(w.r.Method))
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -239,39 +118,10 @@ func (s *Server) observeChange(ctx context.Context, g *play.Game, c play.Change)
 }
 
 // changed counts change c of game g if it is a move.
-func (m *metrics) changed(g *play.Game, c play.Change) {
-	if m == nil || c.Event != "move" {
-		return
+func (m *meters) changed(g *play.Game, c play.Change) {
+	if m != nil {
+		m.Changed(g, c)
 	}
-	switch comp := g.Info().Computer; {
-	case g.Online() != nil:
-		m.onlineMoves.Inc()
-	case comp != nil && c.Sowing != nil && c.Sowing.Move.Side() == comp.Side:
-		m.computerMoves.Inc()
-	default:
-		m.localMoves.Inc()
-	}
-}
-
-// searchWaited observes the wait for a search slot that ended with err.
-func (m *metrics) searchWaited(took time.Duration, err error) {
-	if m == nil {
-		return
-	}
-	outcome := "run"
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		outcome = "gone"
-	case err != nil:
-		outcome = "busy"
-	}
-	m.searchWait.WithLabelValues(outcome).Observe(took.Seconds())
-}
-
-// Committed implements store.Observer.
-func (m *metrics) Committed(writes int, took time.Duration) {
-	m.commitTime.Observe(took.Seconds())
-	m.commitBatch.Observe(float64(writes))
 }
 
 // noticeSent is the time a notice is sent, as it carries it: Unix
@@ -279,38 +129,11 @@ func (m *metrics) Committed(writes int, took time.Duration) {
 func noticeSent() int64 { return time.Now().UnixMicro() }
 
 // noticeHeard observes the lag of a notice sent at sent (noticeSent),
-// handled at now; a notice from an instance that does not tell its time
-// has sent 0.
-func (m *metrics) noticeHeard(sent int64, now time.Time) {
-	if m == nil || sent <= 0 {
-		return
+// handled at now.
+func (m *meters) noticeHeard(sent int64, now time.Time) {
+	if m != nil {
+		m.NoticeHeard(sent, now)
 	}
-	// Two machines' clocks differ a little: a notice never arrives early.
-	m.noticeLag.Observe(max(0, now.Sub(time.UnixMicro(sent))).Seconds())
-}
-
-// liveCollector counts the live connections when scraped.
-type liveCollector struct{ h *liveHub }
-
-var (
-	liveConnsDesc = prometheus.NewDesc("endodoi_live_connections",
-		"Live connections open on this instance, by role: player (a seat's), spectator, or pending (not yet said which).",
-		[]string{"role"}, nil)
-	liveGamesDesc = prometheus.NewDesc("endodoi_live_games",
-		"Games with at least one live connection on this instance.", nil, nil)
-)
-
-func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- liveConnsDesc
-	ch <- liveGamesDesc
-}
-
-func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
-	players, spectators, pending, games := c.h.counts()
-	ch <- prometheus.MustNewConstMetric(liveConnsDesc, prometheus.GaugeValue, float64(players), "player")
-	ch <- prometheus.MustNewConstMetric(liveConnsDesc, prometheus.GaugeValue, float64(spectators), "spectator")
-	ch <- prometheus.MustNewConstMetric(liveConnsDesc, prometheus.GaugeValue, float64(pending), "pending")
-	ch <- prometheus.MustNewConstMetric(liveGamesDesc, prometheus.GaugeValue, float64(games))
 }
 
 // counts counts the live connections by role, and the games they watch.
@@ -323,33 +146,4 @@ func (h *liveHub) counts() (players, spectators, pending, games int) {
 		spectators += len(r.conns) - r.seats[0] - r.seats[1] - r.fresh
 	}
 	return players, spectators, pending, len(h.rooms)
-}
-
-// poolCollector reads the store's connection pool when scraped.
-type poolCollector struct{ p store.Pooled }
-
-var (
-	poolConnsDesc = prometheus.NewDesc("endodoi_db_pool_connections",
-		"The store's pooled database connections, by state: in_use or idle.", []string{"state"}, nil)
-	poolMaxDesc = prometheus.NewDesc("endodoi_db_pool_max_connections",
-		"The most connections the store's pool opens.", nil, nil)
-	poolWaitsDesc = prometheus.NewDesc("endodoi_db_pool_waits_total",
-		"Connections asked of the pool when none was free.", nil, nil)
-	poolWaitTimeDesc = prometheus.NewDesc("endodoi_db_pool_wait_seconds_total",
-		"Time spent waiting for a connection of the pool.", nil, nil)
-)
-
-func (c *poolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{poolConnsDesc, poolMaxDesc, poolWaitsDesc, poolWaitTimeDesc} {
-		ch <- d
-	}
-}
-
-func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
-	st := c.p.PoolStats()
-	ch <- prometheus.MustNewConstMetric(poolConnsDesc, prometheus.GaugeValue, float64(st.InUse), "in_use")
-	ch <- prometheus.MustNewConstMetric(poolConnsDesc, prometheus.GaugeValue, float64(st.Idle), "idle")
-	ch <- prometheus.MustNewConstMetric(poolMaxDesc, prometheus.GaugeValue, float64(st.Max))
-	ch <- prometheus.MustNewConstMetric(poolWaitsDesc, prometheus.CounterValue, float64(st.Waits))
-	ch <- prometheus.MustNewConstMetric(poolWaitTimeDesc, prometheus.CounterValue, st.WaitTime.Seconds())
 }

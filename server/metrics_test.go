@@ -427,8 +427,8 @@ func BenchmarkInstrument(b *testing.B) {
 	s := NewWithOptions(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	for _, tc := range []struct {
 		name string
-		m    *metrics
-	}{{"off", nil}, {"on", newMetrics(prometheus.NewRegistry(), s)}} {
+		m    *meters
+	}{{"off", nil}, {"on", newMeters(prometheus.NewRegistry(), s)}} {
 		h := tc.m.instrument(mux)
 		b.Run(tc.name, func(b *testing.B) {
 			req := httptest.NewRequest("POST", "/api/games/0123456789abcdef/moves", nil)

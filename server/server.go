@@ -69,7 +69,7 @@ type Server struct {
 	clients   *limits.Clients
 	positions livePositions
 
-	metrics *metrics // nil without Options.Metrics (metrics.go)
+	metrics *meters // nil without Options.Metrics (metrics.go)
 
 	accounts *accounts    // the accounts' routes (accounts.go)
 	lobby    *lobby.Lobby // the lobby (package lobby; its routes in lobby.go)
@@ -127,9 +127,9 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.lobbyRoutes()
 	s.players = players.New(st, log)
 	s.ratingRoutes()
-	s.metrics = newMetrics(o.Metrics, s)
+	s.metrics = newMeters(o.Metrics, s)
 	if s.metrics != nil {
-		s.analysis.Waited = s.metrics.searchWaited
+		s.analysis.Waited = s.metrics.SearchWaited
 	}
 	s.guard = s.metrics.instrument(s.guarded(s.mux))
 	var notice func(play.Notice) string
