@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/internal/gameview"
@@ -59,57 +58,23 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// recordView answers POST /api/records/parse: a record read and checked,
-// for the analysis board.
-type recordView struct {
-	Start   string   `json:"start"`
-	Moves   []string `json:"moves"`
-	Variant string   `json:"variant"`
-	MaxLaps int      `json:"maxLaps"`
-	South   string   `json:"south"`
-	North   string   `json:"north"`
-	Result  string   `json:"result"`
-}
-
-// recordRequest is the body of POST /api/games/import and POST
-// /api/records/parse: a game record, in either form, as a JSON string.
-type recordRequest struct {
-	Record string `json:"record"`
-}
-
-// readRecord reads a game record from the request body and replays it.
-func readRecord(w http.ResponseWriter, r *http.Request) (*record.Record, *rules.Game, error) {
-	var req recordRequest
-	if err := decode(w, r, &req, false); err != nil {
-		return nil, nil, err
-	}
-	if strings.TrimSpace(req.Record) == "" {
-		return nil, nil, errorf(http.StatusBadRequest, "no record given: send {\"record\": \"<the record's text>\"}")
-	}
-	rec, err := record.Read([]byte(req.Record))
-	if err != nil {
-		return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
-	}
-	if rec.Rules.Laps() > MaxLaps {
-		return nil, nil, errorf(http.StatusUnprocessableEntity, "MaxLaps %d: the server plays at most %d", rec.Rules.Laps(), MaxLaps)
-	}
-	g, err := rec.Game()
-	if err != nil {
-		return nil, nil, errorf(http.StatusUnprocessableEntity, "%v", err)
-	}
-	return rec, g, nil
-}
-
+// parseRecord answers POST /api/records/parse: a record read and
+// checked, for the analysis board.
 func (s *Server) parseRecord(w http.ResponseWriter, r *http.Request) {
 	rec, g, err := readRecord(w, r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v := recordView{Start: rec.Start.String(), Moves: []string{}, Variant: rec.Rules.Variant.String(),
-		MaxLaps: rec.Rules.Laps(), South: rec.South, North: rec.North, Result: g.Result().Token()}
-	for _, m := range rec.Moves {
-		v.Moves = append(v.Moves, m.String())
+	writeJSON(w, http.StatusOK, api.NewRecordView(rec, g))
+}
+
+// readRecord reads the game record of a request's body (api.Record) and
+// replays it.
+func readRecord(w http.ResponseWriter, r *http.Request) (*record.Record, *rules.Game, error) {
+	var req api.Record
+	if err := decode(w, r, &req, false); err != nil {
+		return nil, nil, err
 	}
-	writeJSON(w, http.StatusOK, v)
+	return req.Read()
 }

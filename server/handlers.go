@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"time"
@@ -10,7 +8,6 @@ import (
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
@@ -81,73 +78,14 @@ func (s *Server) listGames(w http.ResponseWriter, r *http.Request) {
 // The same record imported again answers with the game it made.
 func (s *Server) importGame(w http.ResponseWriter, r *http.Request) {
 	rec, g, err := readRecord(w, r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	sg := &game.Game{Start: rec.Start, Rules: rec.Rules, Moves: rec.Moves, ImportKey: importKey(rec)}
-	if at, ok := playedAt(rec.Date, time.Now()); ok {
-		// Dated when it was played, not when it reached the server.
-		sg.Created, sg.Updated = at, at
-	}
-	if winner, ok := rec.Resigned(); ok {
-		// Stored as a game resigned on this server is: the winner's result
-		// while the moves leave the game going.
-		sg.Result = rules.WinFor(winner).Token()
-	}
-	// A record's names are optional: an empty one is no name.
-	if rec.South != "" {
-		sg.South, err = api.DisplayName(rec.South, "South")
-	}
-	if err == nil && rec.North != "" {
-		sg.North, err = api.DisplayName(rec.North, "North")
-	}
-	if err != nil {
-		s.fail(w, r, errorf(http.StatusUnprocessableEntity, "%v", err))
-		return
-	}
-	s.create(w, r, sg, g, 0)
-}
-
-// firstDate is the earliest date an import keeps: a record dated before
-// it is dated when it is imported.
-var firstDate = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// playedAt reads a record's Date tag: a date and time in RFC 3339 (as the
-// page writes for a game played offline), or a day, 2006-01-02 or
-// 2006.01.02, taken at its noon in UTC (the same day in nearly every time
-// zone). It reports false for a value that is none of these, a time after
-// now, or one before firstDate: the tag is free text.
-func playedAt(date string, now time.Time) (time.Time, bool) {
-	t, err := time.Parse(time.RFC3339Nano, date)
-	for _, layout := range []string{"2006-01-02", "2006.01.02"} {
-		if err == nil {
-			break
-		}
-		if t, err = time.Parse(layout, date); err == nil {
-			t = t.Add(12 * time.Hour)
+	if err == nil {
+		var sg *game.Game
+		if sg, err = api.Import(rec, time.Now()); err == nil {
+			s.create(w, r, sg, g, 0)
+			return
 		}
 	}
-	if err != nil || t.After(now) || t.Before(firstDate) {
-		return time.Time{}, false
-	}
-	return t.UTC(), true
-}
-
-// importKey identifies a record whatever its form and layout: the digest
-// of its text form as this program writes it; or, for a game played on a
-// device while the server could not be reached, of its Offline tag, the
-// device's own key for the game, whatever else its record says (a later
-// version of the page may write it otherwise).
-func importKey(rec *record.Record) string {
-	text := rec.String()
-	for _, tag := range rec.Extra {
-		if tag.Name == "Offline" && tag.Value != "" {
-			text = "offline " + tag.Value
-		}
-	}
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
+	s.fail(w, r, err)
 }
 
 // gameHandler answers a request about one game, which it is given loaded;

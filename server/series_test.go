@@ -128,7 +128,7 @@ func TestPositionEndpoint(t *testing.T) {
 
 func TestParseRecordEndpoint(t *testing.T) {
 	ts := newTestServer(t)
-	var v recordView
+	var v api.RecordView
 	text := "[South \"Naserian\"]\n[Holes \"6\"]\n[Seeds \"4\"]\n\n1. c A 2. d *\n"
 	code, raw := ts.do("POST", "/api/records/parse", recordBody(text), &v)
 	if code != http.StatusOK || v.Start != "4,4,4,4,4,4/4,4,4,4,4,4 s 0 0" || len(v.Moves) != 3 || v.South != "Naserian" || v.Result != "*" {
