@@ -67,7 +67,9 @@ const (
 	StatusConflict            = 409
 	StatusRequestTooLarge     = 413
 	StatusUnprocessableEntity = 422
+	StatusTooManyRequests     = 429
 	StatusInternalServerError = 500
+	StatusServiceUnavailable  = 503
 )
 
 // Error is a refusal with its status and a message for the user: a request

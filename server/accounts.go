@@ -7,6 +7,7 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/play"
 )
 
@@ -52,12 +53,12 @@ func (o AccountOptions) withDefaults() AccountOptions {
 // accounts serves the account routes.
 type accounts struct {
 	svc     *account.Service
-	clients *rateLimiter // sign-ins, sign-ups and passkey ceremonies, per client
+	clients *limits.Limiter // sign-ins, sign-ups and passkey ceremonies, per client
 }
 
 func (s *Server) accountRoutes(o AccountOptions) {
 	h := account.NewHasher(o.Passwords, o.Hashes, 5*time.Second)
-	s.accounts = &accounts{clients: newRateLimiter(o.SignInRate),
+	s.accounts = &accounts{clients: limits.NewLimiter(limits.Rate(o.SignInRate)),
 		svc: account.NewWithOptions(s.store, h, account.Options{Log: s.log,
 			NameRate: account.Rate{PerSecond: o.NameRate.PerSecond, Burst: o.NameRate.Burst}})}
 	s.mux.HandleFunc("POST /api/account/signup", s.limited(s.accounts.clients, s.signUp))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/store"
 )
@@ -78,7 +79,7 @@ func TestLiveConnectionReadsItsGameOnce(t *testing.T) {
 // a move of another game is played.
 func TestBurstOfConnectionsLeavesMovesAlone(t *testing.T) {
 	ts := newTestServer(t)
-	limit := setupsPerCore * runtime.GOMAXPROCS(0)
+	limit := limits.SetupsPerCore * runtime.GOMAXPROCS(0)
 	var ids []string
 	for range 3 * limit {
 		g, _ := ts.onlinePair(`{"online": true, "holes": 4, "seeds": 2}`)

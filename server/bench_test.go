@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -53,55 +52,5 @@ func benchMoveRoundTrip(b *testing.B, o Options) {
 		var mv moveView
 		post("/api/games/"+g.ID+"/moves", `{"move": "`+g.LegalMoves[0]+`", "ply": `+strconv.Itoa(len(g.Moves))+`}`, &mv)
 		g = mv.Game
-	}
-}
-
-// BenchmarkNearPositions measures what each change of an online game in
-// play costs every instance for the analysis refusal: the position and
-// its children and grandchildren hashed and counted (livePositions.note
-// and set), on the default board in the middle of a game and on the
-// largest board.
-func BenchmarkNearPositions(b *testing.B) {
-	for _, c := range []struct{ name, pos string }{
-		{"8 holes", "3,1,8,5,5,1,6,5/2,2,4,1,2,0,4,5 s 10 2"},
-		{"16 holes", "4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4/4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4 s 0 0"},
-	} {
-		p := rules.MustParsePosition(c.pos)
-		r := rules.DefaultRules()
-		key := positionKey(p, r)
-		b.Run(c.name, func(b *testing.B) {
-			var lp livePositions
-			for b.Loop() {
-				lp.set("g", key, 0, 1)
-				lp.set("g", "", 0, 2)
-			}
-			b.ReportMetric(float64(len(nearHashes(p, r))), "positions")
-		})
-	}
-}
-
-// BenchmarkPositionCheck measures the refusal's check of a position
-// asked about, with 1,000 games in play.
-func BenchmarkPositionCheck(b *testing.B) {
-	var lp livePositions
-	start := rules.MustParsePosition("4,4,4,4,4,4,4,4/4,4,4,4,4,4,4,4 s 0 0")
-	r := rules.DefaultRules()
-	p, ply := start, 0
-	for i := range 1000 {
-		for ; ply < livePly || !p.HasLegalMove(r); ply++ {
-			if !p.HasLegalMove(r) {
-				p, ply = start, 0
-			}
-			p, _ = p.Play(p.LegalMoves(r)[0], r)
-		}
-		lp.set(strconv.Itoa(i), positionKey(p, r), 0, 1)
-		moves := p.LegalMoves(r)
-		p, _ = p.Play(moves[i%len(moves)], r)
-		ply++
-	}
-	for b.Loop() {
-		if lp.check(start, r) != nil {
-			b.Fatal("the start refused")
-		}
 	}
 }

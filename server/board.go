@@ -10,51 +10,6 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-// boardRequest names a position, the rules and moves played from it: the
-// analysis board's state, which the server does not store.
-type boardRequest struct {
-	Position string   `json:"position"`
-	Moves    []string `json:"moves"` // played from the position first
-	Variant  string   `json:"variant"`
-	MaxLaps  int      `json:"maxLaps"`
-}
-
-// replay plays the request's moves from its position. It also returns how
-// the last move sowed, if there was one.
-func (req *boardRequest) replay() (*rules.Game, *rules.Sowing, error) {
-	if req.Position == "" {
-		return nil, nil, errorf(http.StatusBadRequest, "no position given")
-	}
-	ng := api.NewGame{Position: req.Position, Variant: req.Variant, MaxLaps: req.MaxLaps}
-	sg, err := ng.Game()
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := rules.NewGame(sg.Start, sg.Rules)
-	if err != nil {
-		return nil, nil, errorf(http.StatusBadRequest, "%v", err)
-	}
-	if len(req.Moves) > record.MaxMoves {
-		return nil, nil, errorf(http.StatusBadRequest, "%d moves, more than the limit of %d", len(req.Moves), record.MaxMoves)
-	}
-	var last *rules.Sowing
-	for i, text := range req.Moves {
-		m, err := rules.ParseMove(text)
-		if err != nil {
-			return nil, nil, errorf(http.StatusUnprocessableEntity, "move %d: %v", i+1, err)
-		}
-		if i == len(req.Moves)-1 && !g.Over() {
-			if _, sw, err := g.Position().Trace(m, g.Rules()); err == nil {
-				last = &sw
-			}
-		}
-		if err := g.Play(m); err != nil {
-			return nil, nil, errorf(http.StatusUnprocessableEntity, "move %d (%s): %v", i+1, m, err)
-		}
-	}
-	return g, last, nil
-}
-
 // boardView answers POST /api/position.
 type boardView struct {
 	Position   string           `json:"position"`
@@ -70,12 +25,12 @@ type boardView struct {
 // position answers with the position after the request's moves, its
 // legal moves and, for the animation, how the last move sowed.
 func (s *Server) position(w http.ResponseWriter, r *http.Request) {
-	var req boardRequest
+	var req api.Board
 	if err := decode(w, r, &req, false); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	g, sw, err := req.replay()
+	g, sw, err := req.Replay()
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -83,7 +38,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 	p := g.Position()
 	if !g.Over() {
 		// The analysis board sets up no position the engine refuses.
-		if err := s.positions.check(p, g.Rules()); err != nil {
+		if err := s.analysis.Positions.Check(p, g.Rules()); err != nil {
 			s.fail(w, r, err)
 			return
 		}

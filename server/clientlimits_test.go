@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/store"
 )
@@ -191,7 +191,7 @@ func TestAttackLiveConnections(t *testing.T) {
 	}
 	grown := int64(heap()) - int64(before)
 	t.Logf("attacker: %d connections held, %d refused; heap grew %d KB", len(held), refused, grown>>10)
-	if want := s.srv.clients.lim.LivePerClient; len(held) != want {
+	if want := s.srv.clients.Limits().LivePerClient; len(held) != want {
 		t.Errorf("the attacker holds %d live connections; the limit is %d", len(held), want)
 	}
 	// Both ends of every connection are in this process.
@@ -314,7 +314,7 @@ func TestAttackSearchSlots(t *testing.T) {
 	summary := map[int]int32{}
 	codes.Range(func(k, v any) bool { summary[k.(int)] = v.(*atomic.Int32).Load(); return true })
 	t.Logf("attacker's answers by status: %v; heap grew %d KB", summary, grown>>10)
-	if want := int32(burst - 1 - s.srv.search.queue); summary[http.StatusTooManyRequests]-refusedBefore < want {
+	if want := int32(burst - 1 - s.srv.analysis.QueuePerClient()); summary[http.StatusTooManyRequests]-refusedBefore < want {
 		t.Errorf("of a burst of %d, %d of the attacker's searches were refused at once, want %d or more: %v",
 			burst, summary[http.StatusTooManyRequests]-refusedBefore, want, summary)
 	}
@@ -356,7 +356,7 @@ func TestAnalysisTimeBudget(t *testing.T) {
 func TestAttackGameCreation(t *testing.T) {
 	s := newSite(t, Options{})
 	ctx := context.Background()
-	lim := s.srv.clients.lim
+	lim := s.srv.clients.Limits()
 	play := func(n int) []time.Duration {
 		var took []time.Duration
 		for range n {
@@ -456,7 +456,7 @@ func TestNoAnalysisOfALiveOnlineGame(t *testing.T) {
 	ts := newTestServer(t)
 	g, tokens := ts.onlinePair(`{"online": true, "holes": 6}`)
 	local := ts.create(`{"holes": 6}`)
-	for len(g.Moves) < livePly {
+	for len(g.Moves) < analysis.LivePly {
 		var mv moveView
 		m := g.LegalMoves[0]
 		if code, raw := ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, m, len(g.Moves)), &mv); code != 200 {
@@ -501,7 +501,7 @@ func TestNoAnalysisOfALiveOnlineGame(t *testing.T) {
 	}
 	// A restarted server knows the games in play from the start.
 	g2, tokens2 := ts.onlinePair(`{"online": true, "holes": 6, "clock": {"minutes": 30}}`)
-	for len(g2.Moves) < livePly {
+	for len(g2.Moves) < analysis.LivePly {
 		var mv moveView
 		ts.seat("POST", "/api/games/"+g2.ID+"/moves", tokenOf(g2, tokens2), fmt.Sprintf(`{"move": %q, "ply": %d}`, g2.LegalMoves[len(g2.LegalMoves)-1], len(g2.Moves)), &mv)
 		g2 = mv.Game
@@ -528,7 +528,7 @@ func TestInstancesRefuseAnalysisOfALiveGame(t *testing.T) {
 	a, b := startInstance(t, url), startInstance(t, url)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 6}`)
-	for len(g.Moves) < livePly {
+	for len(g.Moves) < analysis.LivePly {
 		var mv moveView
 		if code, raw := ta.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[0], len(g.Moves)), &mv); code != 200 {
 			t.Fatalf("move on A: %d %s", code, raw)
@@ -559,28 +559,5 @@ func TestInstancesRefuseAnalysisOfALiveGame(t *testing.T) {
 			t.Fatalf("B still refuses the position of a game over: %d", code)
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func TestLimitFlags(t *testing.T) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f := AddLimitFlags(fs)
-	if err := fs.Parse([]string{"--live-per-client", "7", "--games-per-hour", "9", "--analysis-time", "45s"}); err != nil {
-		t.Fatal(err)
-	}
-	got := f.Limits().withDefaults(4)
-	want := ClientLimits{LivePerClient: 7, MaxLive: got.MaxLive, GamesPerHour: 9, InvitesPerHour: 60, OpenInvites: 20,
-		SearchShare: 2, AnalysisTime: 45 * time.Second, MoveSearches: 1}
-	if got != want {
-		t.Errorf("limits %+v, want %+v", got, want)
-	}
-	for _, bad := range [][]string{{"--open-invites", "0"}, {"--invites-per-hour", "x"}, {"--analysis-time", "2h"}} {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		AddLimitFlags(fs)
-		if err := fs.Parse(bad); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
 	}
 }

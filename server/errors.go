@@ -82,9 +82,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if p.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(p.retryAfter))
 	}
-	writeError(w, p.status, "%s", p.msg)
+	WriteError(w, p.status, "%s", p.msg)
 }
 
-func writeError(w http.ResponseWriter, status int, format string, args ...any) {
+// WriteError answers with an error of the API: status, and its message
+// in JSON, as the API's own are (docs/api.md).
+func WriteError(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,16 +21,16 @@ const MaxHeaderBytes = 32 << 10
 func (s *Server) guarded(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := headerSize(r); n > MaxHeaderBytes {
-			writeError(w, http.StatusRequestHeaderFieldsTooLarge, "request headers of %d bytes, over the limit of %d", n, MaxHeaderBytes)
+			WriteError(w, http.StatusRequestHeaderFieldsTooLarge, "request headers of %d bytes, over the limit of %d", n, MaxHeaderBytes)
 			return
 		}
 		if err := sameOrigin(r, s.secure(r)); err != nil {
-			writeError(w, http.StatusForbidden, "%v", err)
+			WriteError(w, http.StatusForbidden, "%v", err)
 			return
 		}
 		if r.Method == http.MethodPost {
 			if err := jsonContent(r); err != nil {
-				writeError(w, http.StatusUnsupportedMediaType, "%v", err)
+				WriteError(w, http.StatusUnsupportedMediaType, "%v", err)
 				return
 			}
 		}
@@ -115,7 +114,7 @@ func (w *jsonErrors) WriteHeader(code int) {
 			msg = fmt.Sprintf("%s is not allowed on %s; use %s", w.method, clip(w.path), h.Get("Allow"))
 		}
 		h.Del("X-Content-Type-Options")
-		writeError(w.ResponseWriter, code, "%s", msg)
+		WriteError(w.ResponseWriter, code, "%s", msg)
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -130,59 +129,3 @@ func (w *jsonErrors) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *jsonErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// HostCheck serves only requests addressed to one of the server's names,
-// so that a web page on a domain the attacker controls, pointed at this
-// computer by DNS rebinding, cannot read or change its games. The names
-// are those of the address listened on, localhost and the loopback
-// addresses, the extra names given, and, for a server listening on every
-// interface, the addresses of this machine's interfaces.
-func HostCheck(listen string, extra []string, next http.Handler) http.Handler {
-	allowed := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		host = listen
-	}
-	if host != "" {
-		allowed[strings.ToLower(host)] = true
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		if addrs, err := net.InterfaceAddrs(); err == nil {
-			for _, a := range addrs {
-				if n, ok := a.(*net.IPNet); ok {
-					allowed[n.IP.String()] = true
-				}
-			}
-		}
-	}
-	for _, h := range extra {
-		allowed[strings.ToLower(strings.TrimSuffix(h, "."))] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := r.Host
-		if h, _, err := net.SplitHostPort(name); err == nil {
-			name = h
-		}
-		name = strings.ToLower(strings.TrimSuffix(strings.Trim(name, "[]"), "."))
-		if !allowed[name] {
-			writeError(w, http.StatusMisdirectedRequest,
-				"this server does not answer to the name %q; start it with --host %s to allow it", clip(r.Host), clip(name))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// HostList collects a repeated flag of host names, for HostCheck.
-type HostList []string
-
-func (h *HostList) String() string { return strings.Join(*h, ",") }
-
-func (h *HostList) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" || strings.ContainsAny(v, "/ :@") {
-		return fmt.Errorf("%q is not a host name (give the name alone, without scheme or port)", v)
-	}
-	*h = append(*h, v)
-	return nil
-}

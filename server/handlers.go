@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -9,8 +8,6 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/api"
-	"github.com/endodoi/endodoi/engine"
-	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/record"
@@ -325,23 +322,12 @@ func (s *Server) computerMove(w http.ResponseWriter, r *http.Request, g *play.Ga
 	if err := decode(w, r, &req, true); err != nil {
 		return err
 	}
-	ch, err := s.table.ComputerMove(r.Context(), g, req.Ply, s.choose)
+	ch, err := s.table.ComputerMove(r.Context(), g, req.Ply, s.analysis.Choose)
 	if err != nil {
 		return err
 	}
 	s.answerMove(w, ch)
 	return nil
-}
-
-// choose returns the computer's move at level in game b. The strongest
-// levels play what is proven perfectly.
-func (s *Server) choose(ctx context.Context, b *rules.Game, level int) (rules.Move, error) {
-	var res engine.Result
-	err := s.withEngine(ctx, b.Rules(), b.Position(), level >= strongestLevels, func(ctx context.Context, e *engine.Engine) (err error) {
-		res, err = e.PlayLevel(ctx, b.Position(), b.History(), level, newRand())
-		return err
-	})
-	return res.Move, err
 }
 
 // takeback takes back the last move, and against the computer the
@@ -359,25 +345,6 @@ func (s *Server) takeback(w http.ResponseWriter, r *http.Request, g *play.Game) 
 		return err
 	}
 	s.answerChange(w, ch)
-	return nil
-}
-
-// hint answers with the engine's best move for the side to move.
-func (s *Server) hint(w http.ResponseWriter, r *http.Request, g *play.Game) error {
-	if err := g.CanHint(); err != nil {
-		return err
-	}
-	b := g.Board()
-	p := b.Position()
-	var res engine.Result
-	err := s.withEngine(r.Context(), b.Rules(), p, true, func(ctx context.Context, e *engine.Engine) (err error) {
-		res, err = e.Search(ctx, p, b.History(), api.HintLimits, nil)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, api.NewLine(p, res.Move, res.Score, res.Exact, res.PV))
 	return nil
 }
 
@@ -402,77 +369,4 @@ func (s *Server) exportRecord(w http.ResponseWriter, r *http.Request, g *play.Ga
 	default:
 		return errorf(http.StatusBadRequest, "format %q: want text or json", f)
 	}
-}
-
-// analyzeRequest is the body of POST /api/analyze.
-type analyzeRequest struct {
-	boardRequest
-	Depth   int  `json:"depth"`
-	TimeMS  int  `json:"timeMs"`  // default 1000
-	MultiPV *int `json:"multiPv"` // lines: default 1, 0 for all
-}
-
-func (s *Server) analyze(w http.ResponseWriter, r *http.Request) {
-	var req analyzeRequest
-	if err := decode(w, r, &req, false); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	g, _, err := req.replay()
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	lim := engine.Limits{MoveTime: time.Second}
-	switch {
-	case req.Depth < 0 || req.Depth > engine.MaxDepth:
-		s.fail(w, r, errorf(http.StatusBadRequest, "depth %d out of range (1 to %d)", req.Depth, engine.MaxDepth))
-		return
-	case req.TimeMS < 0 || int64(req.TimeMS) > MaxAnalysisTime.Milliseconds():
-		s.fail(w, r, errorf(http.StatusBadRequest, "timeMs %d out of range (1 to %d)", req.TimeMS, MaxAnalysisTime.Milliseconds()))
-		return
-	case req.MultiPV != nil && *req.MultiPV < 0:
-		s.fail(w, r, errorf(http.StatusBadRequest, "multiPv %d: want 0 (all) or more", *req.MultiPV))
-		return
-	case req.Depth > 0:
-		lim = engine.Limits{Depth: req.Depth, MoveTime: MaxAnalysisTime}
-	case req.TimeMS > 0:
-		lim.MoveTime = time.Duration(req.TimeMS) * time.Millisecond
-	}
-	p := g.Position()
-	out := map[string]any{"position": p.String(), "status": gameview.StatusName(g.Status()), "lines": []api.Line{}}
-	if g.Over() {
-		sc, nc := g.Score()
-		out["score"] = gameview.Score{South: sc, North: nc}
-		out["result"] = g.Result().Token()
-		writeJSON(w, http.StatusOK, out)
-		return
-	}
-	if err := s.positions.check(p, g.Rules()); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if sv := s.solved(p, g.Rules()); sv != nil {
-		out["solved"] = sv
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), MaxAnalysisTime+time.Second)
-	defer cancel()
-	multi := 1
-	if req.MultiPV != nil {
-		multi = *req.MultiPV
-	}
-	lines := []api.Line{}
-	err = s.withEngine(ctx, g.Rules(), p, true, func(ctx context.Context, e *engine.Engine) error {
-		best, _, err := e.BestLines(ctx, p, g.History(), lim, multi, nil)
-		for _, l := range best {
-			lines = append(lines, api.NewLine(p, l.Move, l.Score, l.Exact, l.PV))
-		}
-		return err
-	})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	out["lines"] = lines
-	writeJSON(w, http.StatusOK, out)
 }

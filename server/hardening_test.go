@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -14,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -187,41 +188,6 @@ func TestOtherSitesAreRefused(t *testing.T) {
 	}
 }
 
-func TestHostCheck(t *testing.T) {
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) })
-	for _, tc := range []struct {
-		listen string
-		extra  []string
-		host   string
-		want   int
-	}{
-		{"127.0.0.1:8080", nil, "127.0.0.1:8080", 204},
-		{"127.0.0.1:8080", nil, "localhost:8080", 204},
-		{"127.0.0.1:8080", nil, "LOCALHOST", 204},
-		{"127.0.0.1:8080", nil, "[::1]:8080", 204},
-		{"127.0.0.1:8080", nil, "evil.example:8080", 421},
-		{"127.0.0.1:8080", nil, "rebind.attacker.test", 421},
-		{"127.0.0.1:8080", nil, "10.1.2.3:8080", 421},
-		{"127.0.0.1:8080", []string{"endodoi.example.org"}, "endodoi.example.org", 204},
-		{"127.0.0.1:8080", []string{"endodoi.example.org"}, "endodoi.example.org.:443", 204},
-		{"myhost.lan:8080", nil, "myhost.lan:8080", 204},
-		{"0.0.0.0:8080", nil, "127.0.0.1:8080", 204},
-		{"0.0.0.0:8080", nil, "evil.example", 421},
-	} {
-		h := HostCheck(tc.listen, tc.extra, ok)
-		req := httptest.NewRequest("GET", "/", nil)
-		req.Host = tc.host
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != tc.want {
-			t.Errorf("listening on %s %v, Host %s: %d, want %d", tc.listen, tc.extra, tc.host, rec.Code, tc.want)
-		}
-		if rec.Code == 421 && !isJSONError(rec) {
-			t.Errorf("Host %s: 421 is not a JSON error", tc.host)
-		}
-	}
-}
-
 // Concurrent takebacks of one view of the game: exactly one is taken.
 func TestConcurrentTakebacks(t *testing.T) {
 	ts := newTestServer(t)
@@ -355,23 +321,9 @@ func TestClientBehindAProxy(t *testing.T) {
 			t.Errorf("%s forwarding %q (trust %v): %s, want %s", tc.remote, tc.forwarded, tc.trust, got, tc.want)
 		}
 		// Only the operator's own tools on this machine go unlimited.
-		if exempt := !limitedClient(got); exempt != (tc.want == "127.0.0.1/32") {
+		if exempt := !limits.Limited(got); exempt != (tc.want == "127.0.0.1/32") {
 			t.Errorf("%s forwarding %q (trust %v): exempt from the limits: %v", tc.remote, tc.forwarded, tc.trust, exempt)
 		}
-	}
-}
-
-func TestRateLimiterForgetsIdleClients(t *testing.T) {
-	l := newRateLimiter(Rate{PerSecond: 1, Burst: 2})
-	now := time.Now()
-	for i := range maxClients + 500 {
-		req := httptest.NewRequest("GET", "/", nil)
-		req.RemoteAddr = fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255)
-		l.allow(clientOf(req, false), now)
-		now = now.Add(time.Millisecond)
-	}
-	if len(l.byIP) > maxClients {
-		t.Errorf("%d clients remembered, bound %d", len(l.byIP), maxClients)
 	}
 }
 
@@ -437,8 +389,8 @@ func TestEnginesAreReused(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*searchHashMiB<<20 {
-		t.Errorf("%d analyses allocated %d MiB; a table each would be %d MiB", n, grew>>20, n*searchHashMiB)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4*analysis.SearchHashMiB<<20 {
+		t.Errorf("%d analyses allocated %d MiB; a table each would be %d MiB", n, grew>>20, n*analysis.SearchHashMiB)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -37,7 +38,7 @@ func ask(ts *testServer, method, path, body string) (int, string) {
 func liveGameAt(t *testing.T, ts *testServer, holes int) (gameView, [2]string) {
 	t.Helper()
 	g, tokens := ts.onlinePair(fmt.Sprintf(`{"online": true, "holes": %d}`, holes))
-	for len(g.Moves) < livePly+1 {
+	for len(g.Moves) < analysis.LivePly+1 {
 		var mv moveView
 		if code, raw := ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(g, tokens),
 			fmt.Sprintf(`{"move": %q, "ply": %d}`, g.LegalMoves[len(g.LegalMoves)-1], len(g.Moves)), &mv); code != 200 {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/lobby/seek"
 	"github.com/endodoi/endodoi/store"
@@ -39,12 +40,12 @@ func playerOf(a *store.Account) seek.Player {
 
 // lobbyLimited wraps a lobby's write with the client's budget l, whose
 // refusal says what "too many" of (and the limit); clients on this
-// machine are not limited (limitedClient).
-func (s *Server) lobbyLimited(l *rateLimiter, what string, h http.HandlerFunc) http.HandlerFunc {
+// machine are not limited (limits.Limited).
+func (s *Server) lobbyLimited(l *limits.Limiter, what string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if client := clientOf(r, s.trustProxy); limitedClient(client) {
-			if ok, wait := l.allow(client, time.Now()); !ok {
-				s.fail(w, r, tooMany(wait, "too many %s; try again in %s", what, waitText(wait)))
+		if client := clientOf(r, s.trustProxy); limits.Limited(client) {
+			if ok, wait := l.Allow(client, time.Now()); !ok {
+				s.fail(w, r, limits.TooMany(wait, "too many %s; try again in %s", what, limits.WaitText(wait)))
 				return
 			}
 		}
@@ -245,8 +246,8 @@ func (s *Server) reportGame(w http.ResponseWriter, r *http.Request, a *store.Acc
 // lobbyRoutes adds the lobby's routes.
 func (s *Server) lobbyRoutes() {
 	auth := s.signedInOrBot
-	creations := newRateLimiter(Rate{PerSecond: LobbyCreationsPerHour / 3600.0, Burst: LobbyCreationsPerHour})
-	pools := newRateLimiter(Rate{PerSecond: PoolWritesPerMinute / 60.0, Burst: PoolWritesPerMinute})
+	creations := limits.NewLimiter(limits.PerHour(LobbyCreationsPerHour))
+	pools := limits.NewLimiter(limits.Rate{PerSecond: PoolWritesPerMinute / 60.0, Burst: PoolWritesPerMinute})
 	created := func(h http.HandlerFunc) http.HandlerFunc {
 		return s.lobbyLimited(creations, fmt.Sprintf("seeks, challenges and reports from your address (at most %d an hour)",
 			LobbyCreationsPerHour), h)

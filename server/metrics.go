@@ -4,8 +4,8 @@ package server
 // (docs/deploy.md): the API's requests, the moves, the live connections,
 // the searches, the store's commits and connection pool, and the notices
 // between instances. Each server registers them in a registry of its own
-// (Options.Metrics); ListenAndServe serves that registry on an address of
-// its own (ListenConfig.MetricsAddr), never on the site's.
+// (Options.Metrics); package serve serves that registry on an address of
+// its own, never on the site's.
 //
 // No label holds what a client chose: a request is labelled by the route
 // it matched (the pattern, never the path, which holds game IDs and
@@ -14,18 +14,14 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
 )
@@ -102,7 +98,7 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 	m.onlineMoves = m.moves.WithLabelValues("online")
 	cs := []prometheus.Collector{m.requests, m.latency, m.moves, m.searchWait, m.commitTime, m.commitBatch,
 		&liveCollector{h: &s.live}}
-	cs = append(cs, searchGauges(s.slots)...)
+	cs = append(cs, searchGauges(s.analysis)...)
 	cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "endodoi_store_write_failures_total",
 		Help: "Writes the store failed to make for a reason other than the data (the disk, the database server).",
@@ -135,20 +131,27 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 }
 
 // searchGauges read the search slots when scraped.
-func searchGauges(sl *searchSlots) []prometheus.Collector {
+func searchGauges(a *analysis.Service) []prometheus.Collector {
+	slot := func(i int) func() float64 {
+		return func() float64 {
+			var n [3]int
+			n[0], n[1], n[2] = a.Slots()
+			return float64(n[i])
+		}
+	}
 	return []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "endodoi_search_slots",
 			Help: "Searches that may run at once.",
-		}, func() float64 { return float64(cap(sl.run)) }),
+		}, slot(0)),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "endodoi_search_slots_busy",
 			Help: "Searches running now (reviews included).",
-		}, func() float64 { return float64(len(sl.run)) }),
+		}, slot(1)),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "endodoi_search_queued",
 			Help: "Requests waiting for a search slot now.",
-		}, func() float64 { return float64(len(sl.waiting)) }),
+		}, slot(2)),
 	}
 }
 
@@ -349,65 +352,4 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(poolMaxDesc, prometheus.GaugeValue, float64(st.Max))
 	ch <- prometheus.MustNewConstMetric(poolWaitsDesc, prometheus.CounterValue, float64(st.Waits))
 	ch <- prometheus.MustNewConstMetric(poolWaitTimeDesc, prometheus.CounterValue, st.WaitTime.Seconds())
-}
-
-// MetricsHandler serves the metrics of reg in Prometheus's text format.
-func MetricsHandler(reg *prometheus.Registry) http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg, MaxRequestsInFlight: 4})
-}
-
-// listenMetrics makes cfg's registry of metrics, with the process's own
-// (memory, CPU, open files, goroutines), and serves it on
-// cfg.MetricsAddr at /metrics until the returned function is called.
-// Without cfg.MetricsAddr it does nothing.
-func listenMetrics(cfg *ListenConfig, log *slog.Logger) (stop func(), err error) {
-	if cfg.MetricsAddr == "" {
-		return func() {}, nil
-	}
-	ln, err := net.Listen("tcp", cfg.MetricsAddr)
-	if err != nil {
-		return nil, fmt.Errorf("listening on %s for the metrics: %w (choose another with --metrics-addr)", cfg.MetricsAddr, err)
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	cfg.Options.Metrics = reg
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", MetricsHandler(reg))
-	profiling := addProfiling(mux, ln.Addr())
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      readTimeout,
-		IdleTimeout:       idleTimeout,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("serving the metrics", "err", err)
-		}
-	}()
-	if cfg.Out != nil {
-		fmt.Fprintf(cfg.Out, "endodoi: metrics at http://%s/metrics\n", ln.Addr())
-		if profiling {
-			fmt.Fprintf(cfg.Out, "endodoi: Go's profiles at http://%s/debug/pprof/\n", ln.Addr())
-		}
-	}
-	return func() { srv.Close() }, nil
-}
-
-// checkMetricsAddr refuses a --metrics-addr that is not host:port or is
-// one of the site's addresses: the site never serves its metrics.
-func (f *SiteFlags) checkMetricsAddr(cfg *ListenConfig) error {
-	a := f.metricsAddr
-	if a == "" {
-		return nil
-	}
-	if _, _, err := net.SplitHostPort(a); err != nil {
-		return fmt.Errorf("--metrics-addr %q: want host:port, e.g. 127.0.0.1:9090", a)
-	}
-	if a == cfg.Addr || cfg.TLS != nil && a == cfg.TLS.HTTPAddr {
-		return fmt.Errorf("--metrics-addr %s is the site's address too: the metrics need a port of their own", a)
-	}
-	return nil
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -169,30 +170,20 @@ func TestMetricsShowTheLoad(t *testing.T) {
 	defer st.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- ListenAndServe(ctx, st, ListenConfig{Addr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0", Out: outW,
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		outW.Close()
-	}()
-	var base, metricsURL string
-	for base == "" || metricsURL == "" {
-		line, err := readLine(out)
-		if err != nil {
-			t.Fatalf("startup lines: %v", err)
-		}
-		if u, ok := strings.CutPrefix(line, "endodoi: play at "); ok {
-			base = strings.TrimSuffix(u, "/")
-		}
-		if u, ok := strings.CutPrefix(line, "endodoi: metrics at "); ok {
-			metricsURL = u
-		}
+	// The server as package serve wires it: its registry with the
+	// process's own metrics, served apart from the site.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Metrics: reg})
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
 	}
-	go io.Copy(io.Discard, out)
-	if strings.HasPrefix(metricsURL, base+"/") {
-		t.Fatalf("the metrics %s are served on the site's address %s", metricsURL, base)
-	}
+	defer srv.Close()
+	site := httptest.NewServer(srv)
+	defer site.Close()
+	metrics := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	defer metrics.Close()
+	base, metricsURL := site.URL, metrics.URL+"/metrics"
 	c := &httpClient{t: t, base: base}
 
 	// Local games: two people on one device.
@@ -330,9 +321,6 @@ func TestMetricsShowTheLoad(t *testing.T) {
 		t.Errorf("GET /metrics on the site: %d", code)
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 }
 
 // BenchmarkMoveRoundTripMetrics is BenchmarkMoveRoundTrip with the
@@ -355,11 +343,11 @@ func startMeteredInstance(t *testing.T, url string) (*instance, string) {
 	if err := srv.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.waitListening(ctx); err != nil {
+	if err := srv.WaitListening(ctx); err != nil {
 		t.Fatal(err)
 	}
 	in := &instance{st: st, srv: srv, web: httptest.NewServer(srv)}
-	mw := httptest.NewServer(MetricsHandler(reg))
+	mw := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	t.Cleanup(func() {
 		mw.Close()
 		in.web.Close()
@@ -429,38 +417,6 @@ func TestMetricsInstances(t *testing.T) {
 	}
 }
 
-// --metrics-addr reaches ListenConfig, and never shares the site's
-// address.
-func TestMetricsAddrFlag(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string // MetricsAddr, or the error's text
-		ok   bool
-	}{
-		{nil, "", true},
-		{[]string{"--metrics-addr", "127.0.0.1:9090"}, "127.0.0.1:9090", true},
-		{[]string{"--metrics-addr", "9090"}, "want host:port", false},
-		{[]string{"--addr", "127.0.0.1:9090", "--metrics-addr", "127.0.0.1:9090"}, "the site's address", false},
-		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--metrics-addr", ":443"}, "the site's address", false},
-		{[]string{"--tls-cert", "c.pem", "--tls-key", "k.pem", "--metrics-addr", ":80"}, "the site's address", false},
-	} {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		addr := fs.String("addr", "127.0.0.1:8080", "")
-		site := AddSiteFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		cfg := ListenConfig{Addr: *addr}
-		err := site.Apply(fs, &cfg, t.TempDir())
-		switch {
-		case tc.ok && (err != nil || cfg.MetricsAddr != tc.want):
-			t.Errorf("%q: %v, metrics at %q", tc.args, err, cfg.MetricsAddr)
-		case !tc.ok && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
-		}
-	}
-}
-
 // BenchmarkInstrument is the metrics' own cost on a request: the route's
 // counter and histogram, and the status writer.
 func BenchmarkInstrument(b *testing.B) {
@@ -468,7 +424,7 @@ func BenchmarkInstrument(b *testing.B) {
 	mux.HandleFunc("POST /api/games/{id}/moves", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 	})
-	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil)), slots: newSearchSlots(Options{}.withDefaults())}
+	s := NewWithOptions(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{})
 	for _, tc := range []struct {
 		name string
 		m    *metrics

@@ -7,13 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/grade"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -95,10 +95,10 @@ func (ts *testServer) waitReview(id string, seen func(reviewAnswer)) reviewAnswe
 
 // reviewAnswer is the answer of the review endpoints, decoded.
 type reviewAnswer struct {
-	Status   string         `json:"status"`
-	Progress reviewProgress `json:"progress"`
-	Review   *grade.Review  `json:"review"`
-	Error    string         `json:"error"`
+	Status   string                  `json:"status"`
+	Progress analysis.ReviewProgress `json:"progress"`
+	Review   *grade.Review           `json:"review"`
+	Error    string                  `json:"error"`
 }
 
 // A finished game is graded move by move: the known blunder is labelled
@@ -107,7 +107,7 @@ type reviewAnswer struct {
 // not made again, even by another server on the same database.
 func TestReviewGradesAGame(t *testing.T) {
 	ts := newTestServer(t)
-	ts.srv.reviews.nodes = 20_000
+	ts.srv.analysis.Reviews.Nodes = 20_000
 	g := ts.create(`{"position": "` + blunderStart + `", "south": "Naserian", "north": "Sironka"}`)
 
 	// Not before the game is over; not for a game that does not exist.
@@ -185,17 +185,17 @@ func TestReviewGradesAGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for ts.srv.reviews.count() != 0 {
+	for ts.srv.analysis.Reviews.Jobs() != 0 {
 		time.Sleep(time.Millisecond) // the finished review forgets its job
 	}
 	again := ts.review("POST", g.ID, http.StatusOK)
-	if again.Status != "done" || !sameJSON(t, again.Review, rv) || ts.srv.reviews.count() != 0 {
-		t.Errorf("asked again: %+v (%d jobs)", again, ts.srv.reviews.count())
+	if again.Status != "done" || !sameJSON(t, again.Review, rv) || ts.srv.analysis.Reviews.Jobs() != 0 {
+		t.Errorf("asked again: %+v (%d jobs)", again, ts.srv.analysis.Reviews.Jobs())
 	}
 	ts.restart()
-	ts.srv.reviews.nodes = 20_000
+	ts.srv.analysis.Reviews.Nodes = 20_000
 	again = ts.review("POST", g.ID, http.StatusOK)
-	if again.Status != "done" || !sameJSON(t, again.Review, rv) || ts.srv.reviews.count() != 0 {
+	if again.Status != "done" || !sameJSON(t, again.Review, rv) || ts.srv.analysis.Reviews.Jobs() != 0 {
 		t.Errorf("after a restart: %+v", again)
 	}
 	if later, err := ts.st.Review(context.Background(), g.ID); err != nil || !later.Created.Equal(stored.Created) {
@@ -204,7 +204,7 @@ func TestReviewGradesAGame(t *testing.T) {
 
 	// Another budget makes another review; taken back, the game is not
 	// over, and its old review does not count.
-	ts.srv.reviews.nodes = 30_000
+	ts.srv.analysis.Reviews.Nodes = 30_000
 	if a := ts.review("GET", g.ID, http.StatusOK); a.Status != "none" {
 		t.Errorf("a review of another budget: %+v", a)
 	}
@@ -213,13 +213,6 @@ func TestReviewGradesAGame(t *testing.T) {
 		t.Fatalf("takeback: %d %s", code, raw)
 	}
 	ts.review("GET", g.ID, http.StatusConflict)
-}
-
-// count is the number of reviews waiting, running or failed.
-func (rv *reviewer) count() int {
-	rv.mu.Lock()
-	defer rv.mu.Unlock()
-	return len(rv.jobs)
 }
 
 // sameJSON reports whether two values encode alike.
@@ -239,7 +232,7 @@ func TestReviewIsReproducible(t *testing.T) {
 	var reviews []*grade.Review
 	for range 2 {
 		ts := newTestServer(t)
-		ts.srv.reviews.nodes = 10_000
+		ts.srv.analysis.Reviews.Nodes = 10_000
 		g := ts.finishedGame(5, 3)
 		ts.review("POST", g.ID, http.StatusAccepted)
 		reviews = append(reviews, ts.waitReview(g.ID, nil).Review)
@@ -252,13 +245,13 @@ func TestReviewIsReproducible(t *testing.T) {
 // The progress counts the plies graded, from 0 to all of them.
 func TestReviewProgress(t *testing.T) {
 	ts := newTestServer(t)
-	ts.srv.reviews.nodes = 5_000
+	ts.srv.analysis.Reviews.Nodes = 5_000
 	g := ts.finishedGame(6, 3)
 	n := len(g.Moves)
 	// The review is held after its second ply until the test has seen
 	// it there, so the check does not depend on how fast it runs.
 	held, release := make(chan struct{}), make(chan struct{})
-	ts.srv.reviews.graded = func(done int) {
+	ts.srv.analysis.Reviews.Graded = func(done int) {
 		if done == 2 {
 			close(held)
 			<-release
@@ -285,7 +278,7 @@ func TestReviewProgress(t *testing.T) {
 func TestReviewConcurrencyIsBounded(t *testing.T) {
 	ts := newTestServer(t)
 	ts.srv = NewWithOptions(ts.st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Searches: 2, AnalysisRate: Rate{1000, 1000}})
-	ts.srv.reviews.nodes = 10_000
+	ts.srv.analysis.Reviews.Nodes = 10_000
 	var ids []string
 	for range 3 {
 		ids = append(ids, ts.finishedGame(5, 3).ID)
@@ -316,7 +309,7 @@ func TestReviewConcurrencyIsBounded(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if p := ts.srv.reviews.peak.Load(); p != 1 {
+	if p := ts.srv.analysis.Reviews.Peak(); p != 1 {
 		t.Errorf("%d reviews ran at once with two search slots, want 1", p)
 	}
 	if !queued {
@@ -332,7 +325,7 @@ func TestReviewGivesWayToMoves(t *testing.T) {
 	// its queue time: what counts is that it is answered during the review.
 	ts.srv = NewWithOptions(ts.st, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{Searches: 1, SearchWait: time.Minute, AnalysisRate: Rate{1000, 1000}})
-	ts.srv.reviews.nodes = 100_000
+	ts.srv.analysis.Reviews.Nodes = 100_000
 	done := ts.playOut(ts.create(`{"holes": 8}`))
 	playing := ts.create(`{"holes": 8, "computer": {"side": "n", "level": 4}}`)
 	ts.review("POST", done.ID, http.StatusAccepted)
@@ -362,7 +355,7 @@ func TestReviewStopsWithTheServer(t *testing.T) {
 	if err := ts.srv.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ts.srv.reviews.nodes = 5_000_000
+	ts.srv.analysis.Reviews.Nodes = 5_000_000
 	g := ts.playOut(ts.create(`{"holes": 8}`))
 	ts.review("POST", g.ID, http.StatusAccepted)
 	for ts.review("GET", g.ID, http.StatusOK).Status != "running" {
@@ -393,7 +386,7 @@ func TestReviewStopsWithTheServer(t *testing.T) {
 // token is needed to start or read its review.
 func TestReviewOnlineGame(t *testing.T) {
 	ts := newTestServer(t)
-	ts.srv.reviews.nodes = 20_000
+	ts.srv.analysis.Reviews.Nodes = 20_000
 	g, tokens := ts.onlinePair(`{"online": true, "holes": 4, "seeds": 3}`)
 	for range 4 {
 		cur := ts.get(g.ID)
@@ -426,7 +419,7 @@ func TestReviewOnlineGame(t *testing.T) {
 // review is exact.
 func TestReviewWithTablebases(t *testing.T) {
 	ts := newTestServerWithTablebases(t)
-	ts.srv.reviews.nodes = 1_000 // too few to prove anything by search
+	ts.srv.analysis.Reviews.Nodes = 1_000 // too few to prove anything by search
 	g := ts.playOut(ts.create(`{"position": "2,1,1/1,2,1 s 0 0"}`))
 	ts.review("POST", g.ID, http.StatusAccepted)
 	rv := ts.waitReview(g.ID, nil).Review
@@ -448,44 +441,6 @@ func TestReviewWithTablebases(t *testing.T) {
 	}
 }
 
-// The review's searches take the pool's engines: they must be made as
-// grade.NewEngine makes them, or the figures of the endodoi review command
-// would differ from the page's.
-func TestReviewEnginesAsGradeMakesThem(t *testing.T) {
-	if searchHashMiB != grade.HashMiB {
-		t.Errorf("the server's engines have tables of %d MiB, a review's %d MiB", searchHashMiB, grade.HashMiB)
-	}
-}
-
-// BenchmarkReview grades a 60-ply game on the 8-hole board (random moves
-// from a fixed seed: the first such game to last 60 plies) at the
-// server's budget, ReviewNodes a position: the time a review of such a
-// game takes on one search slot.
-func BenchmarkReview(b *testing.B) {
-	ts := newTestServer(b)
-	start, _ := rules.NewPosition(8, 4)
-	var g *rules.Game
-	for seed := uint64(1); g == nil || g.Ply() < 60; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 0))
-		var err error
-		if g, err = rules.NewGame(start, rules.Rules{}.Canonical()); err != nil {
-			b.Fatal(err)
-		}
-		for g.Ply() < 60 && !g.Over() {
-			legal := g.LegalMoves()
-			if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	for b.Loop() {
-		if _, err := ts.srv.gradeGame(b.Context(), g, ReviewNodes, func(int) {}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(g.Ply()), "plies")
-}
-
 // A best line goes on past its first move, so that what it wins can be
 // seen: to grade.LineMin plies and a capture (at most grade.LineMax), or
 // to the end of the game, with the position after each of its moves. On
@@ -493,7 +448,7 @@ func BenchmarkReview(b *testing.B) {
 // a search's line of a single move.
 func TestReviewBestLinesGoOn(t *testing.T) {
 	ts := newTestServer(t)
-	ts.srv.reviews.nodes = 20_000
+	ts.srv.analysis.Reviews.Nodes = 20_000
 	g := ts.play(ts.create(`{"holes": 6, "seeds": 4}`).ID, "e", "A", "a")
 	if code, raw := ts.do("POST", "/api/games/"+g.ID+"/actions", fmt.Sprintf(`{"action": "resign", "ply": %d}`, len(g.Moves)), nil); code != http.StatusOK {
 		t.Fatalf("resigning: %d %s", code, raw)

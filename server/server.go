@@ -16,17 +16,16 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/api"
-	"github.com/endodoi/endodoi/egtb"
-	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/internal/clock"
+	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/store"
@@ -35,7 +34,7 @@ import (
 // Limits of the API: its own (package api) and the server's.
 const (
 	MaxBody         = api.MaxBody
-	MaxAnalysisTime = 10 * time.Second
+	MaxAnalysisTime = api.MaxAnalysisTime
 	MaxListed       = api.MaxListed
 	MaxLaps         = api.MaxLaps
 )
@@ -48,13 +47,11 @@ type Server struct {
 	mux   *http.ServeMux
 	guard http.Handler
 
-	clock   clock.Clock // the time of the games (Options.Clock)
-	slots   *searchSlots
-	engines *enginePool
-	live    liveHub    // the live connections of the games watched now
-	clocks  clockWatch // the timers of the running clocks
-	reviews reviewer   // the reviews of finished games under way (review.go)
-	setups  setupGate  // the setups of players at work at once (admission.go)
+	clock    clock.Clock       // the time of the games (Options.Clock)
+	analysis *analysis.Service // the engine's searches and reviews (analysis.go)
+	live     liveHub           // the live connections of the games watched now
+	clocks   clockWatch        // the timers of the running clocks
+	setups   setupGate         // the setups of players at work at once (admission.go)
 
 	ctx  context.Context // ends when the server stops (Start)
 	done chan struct{}   // closed when Start's work has finished
@@ -66,16 +63,12 @@ type Server struct {
 
 	trustProxy bool // see Options
 
-	// What each client holds and makes, its share of the searches, and
-	// the positions of the online games in play (clientlimits.go,
-	// searchshare.go, livepositions.go).
-	clients   *clientLimits
-	search    *searchShare
+	// What each client holds and makes (clientlimits.go), and the
+	// positions of the online games in play (analysis.go).
+	clients   *limits.Clients
 	positions livePositions
 
 	metrics *metrics // nil without Options.Metrics (metrics.go)
-
-	tb *egtb.Library // nil without endgame databases
 
 	accounts *accounts    // the accounts' routes (accounts.go)
 	lobby    *lobby.Lobby // the lobby (package lobby; its routes in lobby.go)
@@ -98,19 +91,21 @@ func New(st store.Store, log *slog.Logger) *Server { return NewWithOptions(st, l
 func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	o = o.withDefaults()
 	s := &Server{store: st, log: log, mux: http.NewServeMux(), clock: o.Clock,
-		slots: newSearchSlots(o), engines: &enginePool{free: map[engineKey][]*engine.Engine{}, max: o.Searches},
+		analysis: analysis.New(st, log, analysis.Options{Searches: o.Searches, SearchQueue: o.SearchQueue, SearchWait: o.SearchWait,
+			SearchShare: o.SearchShare, AnalysisTime: o.AnalysisTime, MoveSearches: o.MoveSearches}),
 		live: liveHub{rooms: map[string]*room{}, pending: map[string]bool{}, remote: map[string]map[string]remotePresence{}}, clocks: clockWatch{timers: map[string]flagTimer{}},
-		ctx: context.Background(), trustProxy: o.TrustProxy, clients: newClientLimits(o.ClientLimits), search: newSearchShare(o.ClientLimits, o.SearchQueue),
+		ctx: context.Background(), trustProxy: o.TrustProxy, clients: limits.NewClients(o.ClientLimits),
 		vigil: vigil{now: time.Now}, requestTimeout: MaxAnalysisTime + o.SearchWait + 5*time.Second}
-	analysis, computer, records := newRateLimiter(o.AnalysisRate), newRateLimiter(o.ComputerRate), newRateLimiter(o.RecordRate)
+	s.positions = livePositions{&s.analysis.Positions}
+	analyses, computer, records := limits.NewLimiter(limits.Rate(o.AnalysisRate)), limits.NewLimiter(limits.Rate(o.ComputerRate)), limits.NewLimiter(limits.Rate(o.RecordRate))
 	s.mux.HandleFunc("POST /api/games", s.creationLimited(s.createGame))
 	s.mux.HandleFunc("GET /api/games", s.listGames)
 	s.mux.HandleFunc("POST /api/games/import", s.limited(records, s.importGame))
 	s.mux.HandleFunc("GET /api/games/{id}", s.game(false, s.getGame))
 	s.mux.HandleFunc("POST /api/games/{id}/moves", s.game(true, s.playMove))
-	s.mux.HandleFunc("POST /api/games/{id}/computer", s.limited(computer, s.searching(searchMove, s.game(true, s.computerMove))))
+	s.mux.HandleFunc("POST /api/games/{id}/computer", s.limited(computer, s.searching(analysis.Moves, s.game(true, s.computerMove))))
 	s.mux.HandleFunc("POST /api/games/{id}/takeback", s.game(true, s.takeback))
-	s.mux.HandleFunc("GET /api/games/{id}/hint", s.limited(analysis, s.searching(searchAnalysis, s.game(false, s.hint))))
+	s.mux.HandleFunc("GET /api/games/{id}/hint", s.limited(analyses, s.searching(analysis.Analyses, s.game(false, s.hint))))
 	s.mux.HandleFunc("GET /api/games/{id}/record", s.game(false, s.exportRecord))
 	s.mux.HandleFunc("POST /api/games/{id}/actions", s.game(true, s.actions))
 	s.mux.HandleFunc("GET /api/games/{id}/live", s.liveLimited(s.liveGame))
@@ -119,8 +114,8 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.mux.HandleFunc("GET /api/online", s.listOnline)
 	s.mux.HandleFunc("GET /api/series/{id}", s.getSeries)
 	s.mux.HandleFunc("POST /api/series/{id}/next", s.nextGame)
-	s.mux.HandleFunc("POST /api/analyze", s.limited(analysis, s.searching(searchAnalysis, s.analyze)))
-	s.mux.HandleFunc("POST /api/games/{id}/review", s.limited(analysis, s.game(false, s.startReview)))
+	s.mux.HandleFunc("POST /api/analyze", s.limited(analyses, s.searching(analysis.Analyses, s.analyze)))
+	s.mux.HandleFunc("POST /api/games/{id}/review", s.limited(analyses, s.game(false, s.startReview)))
 	s.mux.HandleFunc("GET /api/games/{id}/review", s.game(false, s.getReview))
 	s.mux.HandleFunc("POST /api/position", s.position)
 	s.mux.HandleFunc("GET /api/tablebases", s.tablebaseStatus)
@@ -130,6 +125,9 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.lobbyRoutes()
 	s.ratingRoutes()
 	s.metrics = newMetrics(o.Metrics, s)
+	if s.metrics != nil {
+		s.analysis.Waited = s.metrics.searchWaited
+	}
 	s.guard = s.metrics.instrument(s.guarded(s.mux))
 	var notice func(play.Notice) string
 	if n, ok := st.(store.Notifier); ok {
@@ -186,15 +184,6 @@ func decode(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) error {
 	return api.Decode(data, v, emptyOK)
 }
 
-var rngMu sync.Mutex
-var rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x656e646f646f69))
-
-func newRand() *rand.Rand {
-	rngMu.Lock()
-	defer rngMu.Unlock()
-	return rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
-}
-
 func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
@@ -213,6 +202,7 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 // to finish.
 func (s *Server) Start(ctx context.Context) error {
 	s.ctx = ctx
+	s.analysis.Start(ctx)
 	now := s.clock.Now()
 	alive, ok, err := s.store.Alive(ctx)
 	if err != nil {
@@ -319,10 +309,11 @@ func (s *Server) background(ctx context.Context) {
 }
 
 // Close waits for the work Start began to finish once its context has
-// ended, after stopping the reviews under way (review.go): a review is
-// made again on request. Started or not, no review starts afterwards.
+// ended, after stopping the reviews under way (analysis.Service.Close): a
+// review is made again on request. Started or not, no review starts
+// afterwards.
 func (s *Server) Close() {
-	s.reviews.wait()
+	s.analysis.Close()
 	s.lobbyHub.wg.Wait()
 	s.fitting.Wait()
 	if s.done != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/rules"
@@ -32,7 +33,7 @@ func newTestServerWithTablebases(t *testing.T) *testServer {
 func TestAnalyzeWithTablebases(t *testing.T) {
 	ts := newTestServerWithTablebases(t)
 	type answer struct {
-		Solved *solvedView
+		Solved *analysis.Solved
 		Lines  []api.Line
 	}
 	for _, tc := range []struct {
@@ -65,7 +66,7 @@ func TestAnalyzeWithTablebases(t *testing.T) {
 func TestBookWithoutDatabases(t *testing.T) {
 	ts := newTestServer(t)
 	var a struct {
-		Solved *solvedView
+		Solved *analysis.Solved
 		Lines  []api.Line
 	}
 	if code, raw := ts.do("POST", "/api/analyze", `{"position": "4,4,4,4,4,4/4,4,4,4,4,4 s 0 0", "timeMs": 2000}`, &a); code != http.StatusOK {
@@ -97,7 +98,7 @@ func TestTablebaseBuiltOnFirstUse(t *testing.T) {
 	body := `{"position": "1,1,1/1,1,1 s 0 0", "multiPv": 0}`
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var a struct{ Solved *solvedView }
+		var a struct{ Solved *analysis.Solved }
 		if code, raw := ts.do("POST", "/api/analyze", body, &a); code != http.StatusOK {
 			t.Fatalf("%d %s", code, raw)
 		}

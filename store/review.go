@@ -6,19 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/endodoi/endodoi/play/game"
 )
 
-// Review is the stored review of a finished game: the engine's grading of
-// its moves, kept as the server made it so that it is computed once.
-type Review struct {
-	GameID string
-	// Key says what the review was made from (the server's digest of the
-	// game's moves and of the search budget): a review whose key no longer
-	// matches the game is stale, and the server makes it again.
-	Key     string
-	Created time.Time
-	Data    []byte // the review as the server serves it (JSON); the store does not read it
-}
+// Review is the stored review of a finished game (game.Review).
+type Review = game.Review
 
 // reviewsVersion is the schema version that has the reviews table.
 const reviewsVersion = 4

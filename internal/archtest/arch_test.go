@@ -3,6 +3,7 @@ package archtest
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,8 +49,11 @@ var rules = []rule{
 		"the game being played runs unchanged in the browser, over any store"},
 	{[]string{"api"}, []string{"store/...", "server/...", "account/...", "lobby/...", "net/http", "database/sql"},
 		"the API's shapes are shared with the browser, which has no server"},
-	{[]string{"account", "lobby", "ratings", "rating", "play/..."}, []string{"net/http", "server"},
+	{[]string{"account", "lobby/...", "ratings/...", "rating", "play/...", "analysis", "internal/limits", "internal/metrics"},
+		[]string{"net/http", "server", "internal/serve"},
 		"a domain speaks no HTTP: the server translates"},
+	{[]string{"account", "lobby/...", "ratings/...", "analysis", "internal/limits", "internal/metrics"}, []string{"store"},
+		"a domain says what it needs of storage in an interface of its own, which the store implements"},
 	{[]string{"store"}, []string{"rating", "ratings", "play", "server", "api", "net/http"},
 		"the store keeps data and transactions, not rules"},
 }
@@ -83,15 +87,22 @@ func TestImports(t *testing.T) {
 			}
 		}
 	}
-	// Only the wiring imports the server.
+	// Only the wiring imports the server and the serving of the site.
 	for p, deps := range all {
 		for _, d := range deps {
-			if d == module+"server" && p != "internal/cli" {
-				t.Errorf("%s imports server: only internal/cli wires it", p)
-			}
-			if d == module+"internal/cli" && p != "cmd/endodoi" {
-				t.Errorf("%s imports internal/cli: only cmd/endodoi runs it", p)
+			users, ok := onlyUsers[strings.TrimPrefix(d, module)]
+			if ok && strings.HasPrefix(d, module) && !slices.Contains(users, p) {
+				t.Errorf("%s imports %s: only %s may", p, strings.TrimPrefix(d, module), strings.Join(users, " and "))
 			}
 		}
 	}
+}
+
+// onlyUsers are the packages that only the packages listed may import:
+// the server is wired by the command and served by package serve, which
+// the command alone runs.
+var onlyUsers = map[string][]string{
+	"server":         {"internal/cli", "internal/serve"},
+	"internal/serve": {"internal/cli"},
+	"internal/cli":   {"cmd/endodoi"},
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
-	"github.com/endodoi/endodoi/server"
+	"github.com/endodoi/endodoi/internal/serve"
 )
 
 // A player makes an account with a passkey, through Chromium's virtual
@@ -105,7 +105,7 @@ func TestAccountSignUpAndIn(t *testing.T) {
 func TestAccountPasskeyAtLoopbackAddress(t *testing.T) {
 	a := startApp(t)
 	// The site as endodoi serve wires it on loopback.
-	site := httptest.NewServer(server.LocalhostPages(a.srv.Config.Handler))
+	site := httptest.NewServer(serve.LocalhostPages(a.srv.Config.Handler))
 	t.Cleanup(site.Close)
 	if !strings.HasPrefix(site.URL, "http://127.0.0.1:") {
 		t.Fatalf("the site is at %s", site.URL)

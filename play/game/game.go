@@ -218,3 +218,15 @@ type GameRatings struct {
 	Category string
 	Seats    [2]GameSeat // by rules.Side
 }
+
+// Review is the stored review of a finished game: the engine's grading of
+// its moves, kept as package analysis made it so that it is computed once.
+type Review struct {
+	GameID string
+	// Key says what the review was made from (a digest of the game's
+	// moves and of the search budget): a review whose key no longer
+	// matches the game is stale, and is made again.
+	Key     string
+	Created time.Time
+	Data    []byte // the review as the API serves it (JSON); the store does not read it
+}

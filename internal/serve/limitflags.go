@@ -1,21 +1,23 @@
-package server
+package serve
 
 import (
 	"flag"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/endodoi/endodoi/internal/limits"
 )
 
 // LimitFlags are the serve command's options for the limits of one client
-// (ClientLimits).
-type LimitFlags struct{ c ClientLimits }
+// (limits.ClientLimits).
+type LimitFlags struct{ c limits.ClientLimits }
 
 // AddLimitFlags defines the options of LimitFlags on fs, with their
 // defaults.
 func AddLimitFlags(fs *flag.FlagSet) *LimitFlags {
 	f := &LimitFlags{}
-	def := ClientLimits{}.withDefaults(1)
+	def := limits.ClientLimits{}.WithDefaults(1)
 	count := func(p *int, name string, d int, usage string) {
 		*p = d
 		fs.Func(name, fmt.Sprintf("%s (default %d)", usage, d), func(v string) error {
@@ -44,4 +46,4 @@ func AddLimitFlags(fs *flag.FlagSet) *LimitFlags {
 }
 
 // Limits returns the limits the options set.
-func (f *LimitFlags) Limits() ClientLimits { return f.c }
+func (f *LimitFlags) Limits() limits.ClientLimits { return f.c }

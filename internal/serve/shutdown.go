@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/endodoi/endodoi/server"
 )
 
 // stopping stops a server whose context has ended, so that a rolling
@@ -35,7 +37,7 @@ type stopping struct {
 	cancel  func()       // ends the requests' contexts
 	drain   time.Duration
 	timeout time.Duration
-	live    *liveHub
+	api     *server.Server // its live connections are told to go
 }
 
 // run stops the servers in the order above.
@@ -64,13 +66,13 @@ func (s *stopping) run() error {
 	// The live connections are not the HTTP server's any more: they are
 	// told to go, and their handlers end once the action each may be
 	// carrying out is done.
-	s.live.goAway()
+	s.api.GoAway()
 	var err error
 	for range s.running {
 		err = errors.Join(err, <-errs)
 	}
-	for s.live.connections() > 0 && ctx.Err() == nil {
-		s.live.goAway() // those opened by the last upgrades under way
+	for s.api.LiveConnections() > 0 && ctx.Err() == nil {
+		s.api.GoAway() // those opened by the last upgrades under way
 		time.Sleep(5 * time.Millisecond)
 	}
 	if err != nil || ctx.Err() != nil {
@@ -102,31 +104,4 @@ func (s *stopping) wait() {
 			s.log.Warn("serving", "err", err)
 		}
 	}
-}
-
-// goAway closes every live connection with "going away": the pages
-// reconnect, to another instance behind a load balancer.
-func (h *liveHub) goAway() { h.dropAll(endStopping) }
-
-// dropAll closes every live connection of a game, saying e.
-func (h *liveHub) dropAll(e ending) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, r := range h.rooms {
-		for c := range r.conns {
-			c.end.set(e)
-			c.drop()
-		}
-	}
-}
-
-// connections counts the live connections open.
-func (h *liveHub) connections() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := 0
-	for _, r := range h.rooms {
-		n += len(r.conns)
-	}
-	return n
 }

@@ -1,4 +1,4 @@
-package server
+package analysis
 
 // The review of a finished game: the engine grades every move, in the
 // background, and the result is stored with the game so that it is
@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,8 +20,8 @@ import (
 	"github.com/endodoi/endodoi/engine"
 	"github.com/endodoi/endodoi/grade"
 	"github.com/endodoi/endodoi/play"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
-	"github.com/endodoi/endodoi/store"
 )
 
 // ReviewNodes is the search budget of each position a review grades
@@ -38,21 +37,25 @@ const maxReviewJobs = 64
 // again.
 const reviewPoll = 10 * time.Millisecond
 
-// reviewer runs the reviews of a server. Its zero value is ready.
-type reviewer struct {
+// Reviews runs the reviews of a Service.
+type Reviews struct {
+	s      *Service
 	mu     sync.Mutex
 	jobs   map[string]*reviewJob // by game ID: waiting, running or failed
 	slots  chan struct{}         // one per review running; made on first use
+	base   context.Context       // Start's, which ends when the server stops
 	ctx    context.Context       // ends when the server closes
 	cancel context.CancelFunc
 	closed bool
 	wg     sync.WaitGroup
 
-	nodes uint64 // the budget of a position; 0 means ReviewNodes
+	// Nodes is the budget of a position; 0 means ReviewNodes. A review
+	// made with another budget is made again.
+	Nodes uint64
 
-	// graded, if set, is called after each ply is graded and recorded:
+	// Graded, if set, is called after each ply is graded and recorded:
 	// tests hold a review there to see it part done.
-	graded func(done int)
+	Graded func(done int)
 
 	running, peak atomic.Int32 // reviews running now, and at most so far
 }
@@ -66,16 +69,33 @@ type reviewJob struct {
 	cancel  context.CancelFunc
 }
 
-func (rv *reviewer) budget() uint64 {
-	if rv.nodes == 0 {
+func (rv *Reviews) budget() uint64 {
+	if rv.Nodes == 0 {
 		return ReviewNodes
 	}
-	return rv.nodes
+	return rv.Nodes
+}
+
+// Peak is the most reviews that have run at once.
+func (rv *Reviews) Peak() int { return int(rv.peak.Load()) }
+
+// Jobs counts the reviews waiting, running or failed.
+func (rv *Reviews) Jobs() int {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	return len(rv.jobs)
+}
+
+// start makes the reviews started from now on end with ctx.
+func (rv *Reviews) start(ctx context.Context) {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	rv.base = ctx
 }
 
 // wait cancels the reviews under way and waits for them to end; no review
 // starts afterwards. Close calls it.
-func (rv *reviewer) wait() {
+func (rv *Reviews) wait() {
 	rv.mu.Lock()
 	rv.closed = true
 	if rv.cancel != nil {
@@ -85,17 +105,18 @@ func (rv *reviewer) wait() {
 	rv.wg.Wait()
 }
 
-// reviewStatus is the answer of both review endpoints.
-type reviewStatus struct {
+// ReviewStatus is the answer of both review endpoints.
+type ReviewStatus struct {
 	// Status is "none" (never reviewed), "queued", "running", "done" or
 	// "failed".
 	Status   string          `json:"status"`
-	Progress reviewProgress  `json:"progress"`
+	Progress ReviewProgress  `json:"progress"`
 	Review   json.RawMessage `json:"review,omitempty"` // when done
 	Error    string          `json:"error,omitempty"`  // when failed
 }
 
-type reviewProgress struct {
+// ReviewProgress is a review's plies graded of the game's.
+type ReviewProgress struct {
 	Done  int `json:"done"`  // plies graded
 	Total int `json:"total"` // plies in the game
 }
@@ -115,22 +136,20 @@ func reviewKey(l *play.Game, nodes uint64) string {
 // reviewable refuses a game that cannot be reviewed (yet).
 func reviewable(l *play.Game) error {
 	if !l.Over() {
-		return errorf(http.StatusConflict, "the game is not over: only a finished game can be reviewed")
+		return api.Errorf(api.StatusConflict, "the game is not over: only a finished game can be reviewed")
 	}
 	if l.Board().Ply() == 0 {
-		return errorf(http.StatusConflict, "the game has no moves to review")
+		return api.Errorf(api.StatusConflict, "the game has no moves to review")
 	}
 	return nil
 }
 
-// reviewState answers with the review of l: under way, failed, stored or
-// none. The jobs are looked at before the store: a review ends by being
+// state is the review of l: under way, failed, stored or none. The jobs are looked at before the store: a review ends by being
 // stored first and forgotten as a job after, so that it is always found in
 // one place or the other.
-func (s *Server) reviewState(ctx context.Context, l *play.Game, key string) (reviewStatus, *reviewJob, error) {
+func (rv *Reviews) state(ctx context.Context, l *play.Game, key string) (ReviewStatus, *reviewJob, error) {
 	total := l.Board().Ply()
-	st := reviewStatus{Status: "none", Progress: reviewProgress{Total: total}}
-	rv := &s.reviews
+	st := ReviewStatus{Status: "none", Progress: ReviewProgress{Total: total}}
 	rv.mu.Lock()
 	job := rv.jobs[l.ID()]
 	if job != nil && job.key == key {
@@ -147,78 +166,58 @@ func (s *Server) reviewState(ctx context.Context, l *play.Game, key string) (rev
 		return st, job, nil
 	}
 	rv.mu.Unlock()
-	sr, err := s.store.Review(ctx, l.ID())
+	sr, err := rv.s.store.Review(ctx, l.ID())
 	switch {
 	case err == nil && sr.Key == key:
 		st.Status, st.Progress.Done, st.Review = "done", total, json.RawMessage(sr.Data)
-	case err != nil && !errors.Is(err, store.ErrNotFound):
+	case err != nil && !errors.Is(err, game.ErrNotFound):
 		return st, nil, err
 	}
 	return st, nil, nil
 }
 
-// getReview answers GET /api/games/{id}/review.
-func (s *Server) getReview(w http.ResponseWriter, r *http.Request, l *play.Game) error {
-	if err := reviewable(l); err != nil {
-		return err
+// Get returns the review of finished game g: under way, failed, stored
+// or none.
+func (rv *Reviews) Get(ctx context.Context, g *play.Game) (ReviewStatus, error) {
+	if err := reviewable(g); err != nil {
+		return ReviewStatus{}, err
 	}
-	st, _, err := s.reviewState(r.Context(), l, reviewKey(l, s.reviews.budget()))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, st)
-	return nil
+	st, _, err := rv.state(ctx, g, reviewKey(g, rv.budget()))
+	return st, err
 }
 
-// startReview answers POST /api/games/{id}/review: the stored review, the
-// one under way, or a new one started (202 Accepted).
-func (s *Server) startReview(w http.ResponseWriter, r *http.Request, l *play.Game) error {
-	var req struct{}
-	if err := decode(w, r, &req, true); err != nil {
-		return err
+// Ask returns the stored review of finished game g, or the one under
+// way, or starts one (status "queued", or further on by the time it
+// answers).
+func (rv *Reviews) Ask(ctx context.Context, g *play.Game) (ReviewStatus, error) {
+	if err := reviewable(g); err != nil {
+		return ReviewStatus{}, err
 	}
-	if err := reviewable(l); err != nil {
-		return err
+	if err := rv.s.Positions.CheckGame(g.Board()); err != nil {
+		return ReviewStatus{}, err
 	}
-	if err := s.positions.checkGame(l.Board()); err != nil {
-		return err
+	key := reviewKey(g, rv.budget())
+	st, job, err := rv.state(ctx, g, key)
+	if err != nil || st.Status == "done" || job != nil && job.err == nil {
+		return st, err
 	}
-	key := reviewKey(l, s.reviews.budget())
-	st, job, err := s.reviewState(r.Context(), l, key)
-	if err != nil {
-		return err
+	if err := rv.launch(g, key); err != nil {
+		return ReviewStatus{}, err
 	}
-	switch {
-	case st.Status == "done":
-		writeJSON(w, http.StatusOK, st)
-		return nil
-	case job != nil && job.err == nil:
-		writeJSON(w, http.StatusAccepted, st)
-		return nil
-	}
-	if err := s.launchReview(l, key); err != nil {
-		return err
-	}
-	st = reviewStatus{Status: "queued", Progress: reviewProgress{Total: l.Board().Ply()}}
-	if cur, _, err := s.reviewState(r.Context(), l, key); err == nil && cur.Status != "none" {
+	st = ReviewStatus{Status: "queued", Progress: ReviewProgress{Total: g.Board().Ply()}}
+	if cur, _, err := rv.state(ctx, g, key); err == nil && cur.Status != "none" {
 		st = cur // it may have started, or even finished, meanwhile
 	}
-	code := http.StatusAccepted
-	if st.Status == "done" {
-		code = http.StatusOK
-	}
-	writeJSON(w, code, st)
-	return nil
+	return st, nil
 }
 
-// launchReview starts the review of l in the background, unless one with
-// the same key is under way.
-func (s *Server) launchReview(l *play.Game, key string) error {
-	rv := &s.reviews
+// launch starts the review of l in the background, unless one with the
+// same key is under way.
+func (rv *Reviews) launch(l *play.Game, key string) error {
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
 	if rv.closed {
-		return &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 5, Msg: "the server is stopping; try again in a moment"}
+		return &api.Error{Status: api.StatusServiceUnavailable, RetryAfter: 5, Msg: "the server is stopping; try again in a moment"}
 	}
 	id := l.ID()
 	if job := rv.jobs[id]; job != nil && job.key == key && job.err == nil {
@@ -236,15 +235,18 @@ func (s *Server) launchReview(l *play.Game, key string) error {
 			}
 		}
 		if len(rv.jobs) >= maxReviewJobs {
-			return &api.Error{Status: http.StatusServiceUnavailable, RetryAfter: 10,
+			return &api.Error{Status: api.StatusServiceUnavailable, RetryAfter: 10,
 				Msg: "the server is busy with other reviews; try again in a moment"}
 		}
 	}
 	if rv.ctx == nil {
-		rv.ctx, rv.cancel = context.WithCancel(s.ctx)
+		if rv.base == nil {
+			rv.base = context.Background()
+		}
+		rv.ctx, rv.cancel = context.WithCancel(rv.base)
 		// Half the search slots at most, so that reviews leave room for
 		// moves, hints and analyses even before they give way to them.
-		rv.slots = make(chan struct{}, max(1, cap(s.slots.run)/2))
+		rv.slots = make(chan struct{}, max(1, cap(rv.s.slots.run)/2))
 	}
 	if old := rv.jobs[id]; old != nil {
 		old.cancel() // a review of the game's moves before a takeback
@@ -253,14 +255,14 @@ func (s *Server) launchReview(l *play.Game, key string) error {
 	job := &reviewJob{key: key, cancel: cancel}
 	rv.jobs[id] = job
 	rv.wg.Add(1)
-	go s.runReview(ctx, id, l, job)
+	go rv.run(ctx, id, l, job)
 	return nil
 }
 
-// runReview runs one review to its end: it stores the result, or keeps
-// the failure to tell, or on shutdown leaves nothing.
-func (s *Server) runReview(ctx context.Context, id string, l *play.Game, job *reviewJob) {
-	rv := &s.reviews
+// run runs one review to its end: it stores the result, or keeps the
+// failure to tell, or on shutdown leaves nothing.
+func (rv *Reviews) run(ctx context.Context, id string, l *play.Game, job *reviewJob) {
+	s := rv.s
 	defer rv.wg.Done()
 	defer job.cancel()
 	err := func() error {
@@ -280,10 +282,10 @@ func (s *Server) runReview(ctx context.Context, id string, l *play.Game, job *re
 		}
 		job.started.Store(true)
 		started := time.Now()
-		view, err := s.gradeGame(ctx, l.Board(), rv.budget(), func(done int) {
+		view, err := s.Grade(ctx, l.Board(), rv.budget(), func(done int) {
 			job.done.Store(int32(done))
-			if rv.graded != nil {
-				rv.graded(done)
+			if rv.Graded != nil {
+				rv.Graded(done)
 			}
 		})
 		if err != nil {
@@ -293,7 +295,7 @@ func (s *Server) runReview(ctx context.Context, id string, l *play.Game, job *re
 		if err != nil {
 			return fmt.Errorf("encoding the review: %w", err)
 		}
-		if err := s.store.SaveReview(ctx, &store.Review{GameID: id, Key: job.key, Data: data}); err != nil {
+		if err := s.store.SaveReview(ctx, &game.Review{GameID: id, Key: job.key, Data: data}); err != nil {
 			return err
 		}
 		s.log.Info("game reviewed", "game", id, "plies", l.Board().Ply(), "took", time.Since(started).Round(time.Millisecond))
@@ -304,7 +306,7 @@ func (s *Server) runReview(ctx context.Context, id string, l *play.Game, job *re
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("reviewing a game", "game", id, "err", err)
 		job.err = errors.New("the review failed; try again")
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, game.ErrNotFound) {
 			job.err = errors.New("the game is gone")
 		}
 		return // kept, to tell; a new request replaces it
@@ -316,7 +318,7 @@ func (s *Server) runReview(ctx context.Context, id string, l *play.Game, job *re
 
 // acquireIdle takes a search slot only when one is free and no request is
 // waiting for one: background work gives way to the players.
-func (sl *searchSlots) acquireIdle(ctx context.Context) (func(), error) {
+func (sl *slots) acquireIdle(ctx context.Context) (func(), error) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -336,11 +338,11 @@ func (sl *searchSlots) acquireIdle(ctx context.Context) (func(), error) {
 	}
 }
 
-// gradeGame grades the game g with a budget of nodes a position, calling
+// Grade grades the game g with a budget of nodes a position, calling
 // progress with the plies graded so far. Each search waits for an idle
 // search slot and takes the pool's engine that knows every exact value the
 // server does: the same engine, cleared, as grade.NewEngine makes.
-func (s *Server) gradeGame(ctx context.Context, g *rules.Game, nodes uint64, progress func(done int)) (*grade.Review, error) {
+func (s *Service) Grade(ctx context.Context, g *rules.Game, nodes uint64, progress func(done int)) (*grade.Review, error) {
 	r := g.Rules()
 	tb := s.tablebase(g.Position().Holes(), r)
 	k := engineKey{rules: r.Canonical(), perfect: true, tb: tb}

@@ -1,4 +1,4 @@
-package server
+package serve
 
 // Go's profiles (net/http/pprof) on the metrics address, when that address
 // is this machine's alone: they show where a loaded server spends its time

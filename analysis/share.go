@@ -1,35 +1,38 @@
-package server
+package analysis
 
 // Search time shared fairly between clients. Each client runs at most its
 // share of the search slots at once, the others it asks for waiting their
 // turn among its own (a quarter of the instance's queue at most); its
-// analyses and hints take at most ClientLimits.AnalysisTime of engine time
-// a minute; and an analysis that has run for analysisSlice gives way, cut
+// analyses and hints take at most Options.AnalysisTime of engine time a
+// minute; and an analysis that has run for analysisSlice gives way, cut
 // short with what it has found, when another client's search waits. The
 // computer's moves of games being played have slots of their own besides
-// (ClientLimits.MoveSearches), and cut an analysis at once when those are
-// taken too: one client's analyses cannot make anyone's game wait.
+// (Options.MoveSearches), and cut an analysis at once when those are taken
+// too: one client's analyses cannot make anyone's game wait. A client is
+// what the server says a request comes from (ForClient); one on this
+// machine is not held to its share (limits.Limited).
 
 import (
 	"context"
-	"net/http"
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/endodoi/endodoi/internal/limits"
 )
 
-// searchKind says which searches a request's are.
-type searchKind int
+// Kind says which searches a request's are.
+type Kind int
 
 const (
-	searchAnalysis searchKind = iota // analyses and hints
-	searchMove                       // the computer's moves
+	Analyses Kind = iota // analyses and hints
+	Moves                // the computer's moves
 )
 
 // searchTicket is who asks for a search, and for what.
 type searchTicket struct {
 	client netip.Prefix
-	kind   searchKind
+	kind   Kind
 }
 
 type ticketKey struct{}
@@ -38,13 +41,10 @@ type ticketKey struct{}
 // another client's waiting search.
 const analysisSlice = time.Second
 
-// searching marks h's searches as searches of kind for the request's
+// ForClient marks the searches made for ctx as searches of kind for
 // client.
-func (s *Server) searching(kind searchKind, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		t := searchTicket{client: clientOf(r, s.trustProxy), kind: kind}
-		h(w, r.WithContext(context.WithValue(r.Context(), ticketKey{}, t)))
-	}
+func ForClient(ctx context.Context, client netip.Prefix, kind Kind) context.Context {
+	return context.WithValue(ctx, ticketKey{}, searchTicket{client: client, kind: kind})
 }
 
 // ticketOf is the ticket of a search made for ctx; without one, an
@@ -54,8 +54,8 @@ func ticketOf(ctx context.Context) searchTicket {
 	return t
 }
 
-// searchShare keeps each client's searches.
-type searchShare struct {
+// share keeps each client's searches.
+type share struct {
 	share  int
 	queue  int     // searches a client may have waiting for its share
 	perSec float64 // analysis seconds a client gains each second
@@ -86,26 +86,26 @@ type runningAnalysis struct {
 	cutAt  *time.Timer // set once it has been asked to give way
 }
 
-func newSearchShare(c ClientLimits, queue int) *searchShare {
-	budget := c.AnalysisTime.Seconds()
-	return &searchShare{share: c.SearchShare, queue: max(c.SearchShare, queue/4), perSec: budget / 60, budget: budget,
-		moves: make(chan struct{}, c.MoveSearches), clients: map[netip.Prefix]*clientSearches{},
+func newShare(o Options) *share {
+	budget := o.AnalysisTime.Seconds()
+	return &share{share: o.SearchShare, queue: max(o.SearchShare, o.SearchQueue/4), perSec: budget / 60, budget: budget,
+		moves: make(chan struct{}, o.MoveSearches), clients: map[netip.Prefix]*clientSearches{},
 		running: map[*runningAnalysis]struct{}{}}
 }
 
 // client returns the searches of client, with its analysis time
 // refilled; the caller holds sh.mu.
-func (sh *searchShare) client(client netip.Prefix, now time.Time) *clientSearches {
+func (sh *share) client(client netip.Prefix, now time.Time) *clientSearches {
 	c := sh.clients[client]
 	if c == nil {
-		if len(sh.clients) >= maxClients {
+		if len(sh.clients) >= limits.MaxClients {
 			for k, old := range sh.clients {
 				if old.held == 0 && old.tokens+now.Sub(old.last).Seconds()*sh.perSec >= sh.budget {
 					delete(sh.clients, k)
 				}
 			}
 		}
-		if len(sh.clients) >= maxClients {
+		if len(sh.clients) >= limits.MaxClients {
 			client = netip.Prefix{} // the rest share one record
 			if c = sh.clients[client]; c != nil {
 				return sh.refill(c, now)
@@ -117,7 +117,7 @@ func (sh *searchShare) client(client netip.Prefix, now time.Time) *clientSearche
 	return sh.refill(c, now)
 }
 
-func (sh *searchShare) refill(c *clientSearches, now time.Time) *clientSearches {
+func (sh *share) refill(c *clientSearches, now time.Time) *clientSearches {
 	c.tokens = min(sh.budget, c.tokens+now.Sub(c.last).Seconds()*sh.perSec)
 	c.last = now
 	return c
@@ -127,23 +127,23 @@ func (sh *searchShare) refill(c *clientSearches, now time.Time) *clientSearches 
 // within its client's share. It returns the context to search with (an
 // analysis's ends when it must give way) and the function that frees the
 // slot and charges the time taken.
-func (sh *searchShare) acquire(ctx context.Context, sl *searchSlots) (context.Context, func(), error) {
+func (sh *share) acquire(ctx context.Context, sl *slots) (context.Context, func(), error) {
 	t := ticketOf(ctx)
-	if !limitedClient(t.client) {
+	if !limits.Limited(t.client) {
 		return sh.slot(ctx, sl, t, func() {}, func(time.Duration) {})
 	}
 	now := time.Now()
 	sh.mu.Lock()
 	c := sh.client(t.client, now)
-	if t.kind == searchAnalysis && c.tokens <= 0 {
+	if t.kind == Analyses && c.tokens <= 0 {
 		wait := time.Duration(-c.tokens/sh.perSec*float64(time.Second)) + time.Second
 		sh.mu.Unlock()
-		return nil, nil, tooMany(wait, "your analyses have had their share of the engine's time (%v a minute); try again in %s",
-			time.Duration(sh.budget*float64(time.Second)), waitText(wait))
+		return nil, nil, limits.TooMany(wait, "your analyses have had their share of the engine's time (%v a minute); try again in %s",
+			time.Duration(sh.budget*float64(time.Second)), limits.WaitText(wait))
 	}
 	if waiting := c.waiting; waiting >= sh.queue {
 		sh.mu.Unlock()
-		return nil, nil, tooMany(2*time.Second, "your address has as many searches under way as it may (%d running and %d waiting); wait for their answers", sh.share, waiting)
+		return nil, nil, limits.TooMany(2*time.Second, "your address has as many searches under way as it may (%d running and %d waiting); wait for their answers", sh.share, waiting)
 	}
 	c.waiting++
 	c.held++
@@ -163,7 +163,7 @@ func (sh *searchShare) acquire(ctx context.Context, sl *searchSlots) (context.Co
 	}
 	out := func() { <-c.gate; leave() }
 	charge := func(took time.Duration) {
-		if t.kind == searchAnalysis {
+		if t.kind == Analyses {
 			sh.mu.Lock()
 			c.tokens -= took.Seconds()
 			sh.mu.Unlock()
@@ -175,8 +175,8 @@ func (sh *searchShare) acquire(ctx context.Context, sl *searchSlots) (context.Co
 // slot takes a search slot of sl for ticket t once the client's share
 // allows it; out gives the client's place back and charge charges it the
 // time the search took, when the slot is freed.
-func (sh *searchShare) slot(ctx context.Context, sl *searchSlots, t searchTicket, out func(), charge func(time.Duration)) (context.Context, func(), error) {
-	if t.kind == searchMove {
+func (sh *share) slot(ctx context.Context, sl *slots, t searchTicket, out func(), charge func(time.Duration)) (context.Context, func(), error) {
+	if t.kind == Moves {
 		release, err := sh.moveSlot(ctx, sl)
 		if err != nil {
 			out()
@@ -212,7 +212,7 @@ func (sh *searchShare) slot(ctx context.Context, sl *searchSlots, t searchTicket
 }
 
 // enter waits for a place among the searches c may run at once.
-func (sh *searchShare) enter(ctx context.Context, c *clientSearches, wait time.Duration) error {
+func (sh *share) enter(ctx context.Context, c *clientSearches, wait time.Duration) error {
 	select {
 	case c.gate <- struct{}{}:
 		return nil
@@ -232,7 +232,7 @@ func (sh *searchShare) enter(ctx context.Context, c *clientSearches, wait time.D
 
 // moveSlot takes a slot for a computer's move: a shared one, else one of
 // the moves' own, else the first freed, an analysis giving way at once.
-func (sh *searchShare) moveSlot(ctx context.Context, sl *searchSlots) (func(), error) {
+func (sh *share) moveSlot(ctx context.Context, sl *slots) (func(), error) {
 	select {
 	case sl.run <- struct{}{}:
 		return func() { <-sl.run }, nil
@@ -263,7 +263,7 @@ func (sh *searchShare) moveSlot(ctx context.Context, sl *searchSlots) (func(), e
 
 // giveWay asks the oldest running analysis of another client than
 // waiter (of any, for the zero prefix) to end once it has run for slice.
-func (sh *searchShare) giveWay(waiter netip.Prefix, slice time.Duration) {
+func (sh *share) giveWay(waiter netip.Prefix, slice time.Duration) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	var oldest *runningAnalysis

@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/egtb"
+	"github.com/endodoi/endodoi/internal/limits"
+	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -24,7 +26,7 @@ type ListenConfig struct {
 	// localhost and the loopback addresses (HostCheck).
 	Hosts []string
 	// Options are the API's limits.
-	Options Options
+	Options server.Options
 	// Tablebases, if not nil, are the endgame databases of the analysis,
 	// the hints and the strongest levels.
 	Tablebases *egtb.Library
@@ -53,12 +55,12 @@ type ListenConfig struct {
 }
 
 // HTTP server limits of ListenAndServe. A request's headers are bounded
-// more tightly by the API (MaxHeaderBytes); WriteTimeout leaves room for
-// the longest analysis.
+// more tightly by the API (server.MaxHeaderBytes); WriteTimeout leaves
+// room for the longest analysis.
 const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 30 * time.Second
-	writeTimeout      = MaxAnalysisTime + 30*time.Second
+	writeTimeout      = server.MaxAnalysisTime + 30*time.Second
 	idleTimeout       = 2 * time.Minute
 	maxHeaderBytes    = 1 << 20
 )
@@ -107,7 +109,7 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 	}
 	defer stopMetrics()
 	raiseFileLimit(log)
-	api := NewWithOptions(st, log, cfg.Options)
+	api := server.NewWithOptions(st, log, cfg.Options)
 	if cfg.Tablebases != nil {
 		api.UseTablebases(cfg.Tablebases)
 	}
@@ -126,7 +128,7 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 		return fmt.Errorf("starting the server: %w", err)
 	}
 	defer func() { stopAPI(); cancelBase(); api.Close() }()
-	if err := api.waitListening(ctx); err != nil && ctx.Err() == nil {
+	if err := api.WaitListening(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("serving without hearing the other instances yet; /readyz says not ready", "err", err)
 	}
 	mux := http.NewServeMux()
@@ -138,7 +140,7 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 		}
 		mux.Handle("/", site)
 	}
-	probes := &health{api: api}
+	probes := &health{api: api, log: log}
 	handler := probes.wrap(HostCheck(cfg.Addr, hosts, mux))
 	if tlsSet != nil {
 		handler = withHSTS(handler)
@@ -180,7 +182,7 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 		}()
 	}
 	stop := stopping{log: log, probes: probes, running: running, done: done, stopAPI: stopAPI, cancel: cancelBase,
-		drain: cfg.DrainTime, timeout: cfg.ShutdownTimeout, live: &api.live}
+		drain: cfg.DrainTime, timeout: cfg.ShutdownTimeout, api: api}
 	select {
 	case err := <-done:
 		stop.waited = 1
@@ -285,4 +287,20 @@ func navigation(r *http.Request) bool {
 		return mode == "navigate"
 	}
 	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// lowFileLimit is an open-file limit worth a warning: a public site
+// holds a file for each live connection.
+const lowFileLimit = 4096
+
+// raiseFileLimit raises the open-file limit before the server starts, so
+// that its default MaxLive follows, and warns when it is still low.
+func raiseFileLimit(log *slog.Logger) {
+	n, err := limits.RaiseFileLimit()
+	switch {
+	case err != nil:
+		log.Warn("raising the open-file limit", "limit", n, "err", err)
+	case n > 0 && n < lowFileLimit:
+		log.Warn("the open-file limit is low; raise the hard limit (LimitNOFILE) for more live connections", "limit", n, "max_live", limits.MaxLiveForFiles(n))
+	}
 }

@@ -1,4 +1,4 @@
-package server
+package analysis
 
 // The site's engine does not analyse the position of an online game being
 // played, nor any position a move or two from it: a player could otherwise
@@ -6,8 +6,8 @@ package server
 // itself or about each of its children (the scores of the positions after
 // each move rank the moves) or grandchildren. Each instance keeps, in
 // memory, the position of every online game in play past its opening
-// (livePly) and the positions within nearPlies of it: from its own changes
-// (every change is watched: clockWatch.watch), from the games it loads
+// (LivePly) and the positions within nearPlies of it: from its own changes
+// (every change is noted: Note), from the games it loads
 // when it starts, and from the other instances' notices, which carry the
 // position after each change. A notice lost on the way (the listener
 // reconnecting) leaves a game's entry stale until its next change. The
@@ -18,27 +18,27 @@ package server
 // Every search of the engine asks first (withEngine), and so does every
 // entry point that would show the engine's or the endgame databases' view
 // of a position: an analysis, a hint, the computer's move, a review, and
-// the analysis board's position.
+// (through Check) the analysis board's position.
 
 import (
 	"hash/maphash"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 )
 
-// livePly is the first ply whose position is kept: the positions of the
+// LivePly is the first ply whose position is kept: the positions of the
 // first moves are shared by many games, and the opening book knows them.
-const livePly = 4
+const LivePly = 4
 
-// livePositions maps the games in play to their positions, and counts the
+// Positions maps the games in play to their positions, and counts the
 // games within nearPlies of each position.
-type livePositions struct {
+type Positions struct {
 	mu     sync.Mutex
 	byGame map[string]liveEntry
 	count  map[uint64]int32 // games near each position, by nearHash
@@ -107,10 +107,10 @@ func parseKey(key string) (rules.Position, rules.Variant, bool) {
 	return p, v, err == nil
 }
 
-// liveKey is the key of board's position if it is to be kept: that of an
+// LiveKey is the key of board's position if it is to be kept: that of an
 // online game in play past its opening; "" otherwise.
-func liveKey(board *rules.Game) string {
-	if board == nil || board.Over() || board.Ply() < livePly {
+func LiveKey(board *rules.Game) string {
+	if board == nil || board.Over() || board.Ply() < LivePly {
 		return ""
 	}
 	return positionKey(board.Position(), board.Rules())
@@ -172,13 +172,13 @@ func nearHashes(p rules.Position, r rules.Rules) []uint64 {
 	return slices.Compact(out)
 }
 
-// note records game g's position as it is now.
-func (lp *livePositions) note(g *play.Game) {
+// Note records game g's position as it is now.
+func (lp *Positions) Note(g *play.Game) {
 	var e liveEntry
 	if o := g.Online(); o != nil {
 		e.rev = o.Rev
 		if _, free := play.FreeSeat(o); !free && !g.Over() {
-			if b := g.Board(); liveKey(b) != "" {
+			if b := g.Board(); LiveKey(b) != "" {
 				e.key, e.pos, e.rules = positionKey(b.Position(), b.Rules()), b.Position(), b.Rules()
 			}
 		}
@@ -186,10 +186,10 @@ func (lp *livePositions) note(g *play.Game) {
 	lp.put(g.ID(), e)
 }
 
-// set records the position of game id at revision rev from its key and
+// Set records the position of game id at revision rev from its key and
 // its rules' lap cap (0 for the default), as another instance's notice
 // tells them; "" forgets it.
-func (lp *livePositions) set(id, key string, laps int, rev int64) {
+func (lp *Positions) Set(id, key string, laps int, rev int64) {
 	lp.mu.Lock()
 	old, had := lp.byGame[id]
 	lp.mu.Unlock()
@@ -201,7 +201,7 @@ func (lp *livePositions) set(id, key string, laps int, rev int64) {
 
 // put makes e game id's entry, unless the entry has a later revision; an
 // entry without a key forgets the game.
-func (lp *livePositions) put(id string, e liveEntry) {
+func (lp *Positions) put(id string, e liveEntry) {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
 	old, had := lp.byGame[id]
@@ -235,7 +235,7 @@ func (lp *livePositions) put(id string, e liveEntry) {
 
 // countDueLocked counts the positions near the games' positions noted
 // since the last check; lp.mu is held.
-func (lp *livePositions) countDueLocked() {
+func (lp *Positions) countDueLocked() {
 	for id := range lp.due {
 		e := lp.byGame[id]
 		p, r := e.pos, e.rules
@@ -257,24 +257,24 @@ func (lp *livePositions) countDueLocked() {
 	clear(lp.due)
 }
 
-// check refuses to search p under r while an online game is being played
+// Check refuses to search p under r while an online game is being played
 // from it, or from a position a move or two before it.
-func (lp *livePositions) check(p rules.Position, r rules.Rules) error {
+func (lp *Positions) Check(p rules.Position, r rules.Rules) error {
 	h := nearHash(&p, r.Variant)
 	lp.mu.Lock()
 	lp.countDueLocked()
 	n := lp.count[h]
 	lp.mu.Unlock()
 	if n > 0 {
-		return errorf(http.StatusConflict, "an online game is being played at this position, or a move or two from it, right now: the engine does not analyse it until the game has moved on")
+		return api.Errorf(api.StatusConflict, "an online game is being played at this position, or a move or two from it, right now: the engine does not analyse it until the game has moved on")
 	}
 	return nil
 }
 
-// checkGame refuses a game with a position that check refuses.
-func (lp *livePositions) checkGame(b *rules.Game) error {
+// CheckGame refuses a game with a position that Check refuses.
+func (lp *Positions) CheckGame(b *rules.Game) error {
 	for i := 0; i <= b.Ply(); i++ {
-		if err := lp.check(b.PositionAt(i), b.Rules()); err != nil {
+		if err := lp.Check(b.PositionAt(i), b.Rules()); err != nil {
 			return err
 		}
 	}

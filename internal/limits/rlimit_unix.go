@@ -1,12 +1,12 @@
 //go:build unix
 
-package server
+package limits
 
 import "syscall"
 
-// openFileLimit returns the process's limit on open files (its soft
+// OpenFileLimit returns the process's limit on open files (its soft
 // limit), or 0 if it cannot be read.
-func openFileLimit() uint64 {
+func OpenFileLimit() uint64 {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 0
@@ -29,5 +29,5 @@ func RaiseFileLimit() (uint64, error) {
 			return uint64(lim.Cur), err
 		}
 	}
-	return openFileLimit(), nil
+	return OpenFileLimit(), nil
 }

@@ -1,9 +1,9 @@
 //go:build !unix
 
-package server
+package limits
 
-// openFileLimit returns 0: the limit on open files is not known here.
-func openFileLimit() uint64 { return 0 }
+// OpenFileLimit returns 0: the limit on open files is not known here.
+func OpenFileLimit() uint64 { return 0 }
 
 // RaiseFileLimit does nothing where the system has no such limit to
 // raise.
