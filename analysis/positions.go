@@ -10,7 +10,10 @@ package analysis
 // (every change is noted: Note), from the games it loads
 // when it starts, and from the other instances' notices, which carry the
 // position after each change. A notice lost on the way (the listener
-// reconnecting) leaves a game's entry stale until its next change.
+// reconnecting) leaves a game's entry stale until its next change. The
+// positions near a game's are worked out when the engine next asks, not
+// at each move: only the latest position of each game is ever needed, and
+// moves come far more often than questions.
 //
 // Every search of the engine asks first (withEngine), and so does every
 // entry point that would show the engine's or the endgame databases' view
@@ -39,15 +42,24 @@ type Positions struct {
 	mu     sync.Mutex
 	byGame map[string]liveEntry
 	count  map[uint64]int32 // games near each position, by nearHash
+	// due are the games whose entries' near positions are not counted
+	// yet: counted at the next check.
+	due map[string]struct{}
 }
 
 // liveEntry is a game's position: its key, as the notices carry it, the
-// hashes of the positions near it, each once, and the game's revision
-// then: an older one does not replace it.
+// hashes of the positions near it, each once, counted, and the game's
+// revision then: an older one does not replace it. Until counted, near is
+// nil and the position is pos under rules, or, from a notice, the key's
+// under a lap cap of laps.
 type liveEntry struct {
-	key  string
-	near []uint64
-	rev  int64
+	key   string
+	near  []uint64
+	rev   int64
+	pos   rules.Position
+	rules rules.Rules
+	parse bool // pos is to be read from the key
+	laps  int
 }
 
 // positionKey names what the engine would be asked about in p under r:
@@ -167,7 +179,7 @@ func (lp *Positions) Note(g *play.Game) {
 		e.rev = o.Rev
 		if _, free := play.FreeSeat(o); !free && !g.Over() {
 			if b := g.Board(); LiveKey(b) != "" {
-				e.key, e.near = positionKey(b.Position(), b.Rules()), nearHashes(b.Position(), b.Rules())
+				e.key, e.pos, e.rules = positionKey(b.Position(), b.Rules()), b.Position(), b.Rules()
 			}
 		}
 	}
@@ -184,11 +196,7 @@ func (lp *Positions) Set(id, key string, laps int, rev int64) {
 	if had && old.rev > rev || !had && key == "" {
 		return
 	}
-	e := liveEntry{rev: rev}
-	if p, v, ok := parseKey(key); ok {
-		e.key, e.near = key, nearHashes(p, rules.Rules{Variant: v, MaxLaps: laps})
-	}
-	lp.put(id, e)
+	lp.put(id, liveEntry{rev: rev, key: key, parse: true, laps: laps})
 }
 
 // put makes e game id's entry, unless the entry has a later revision; an
@@ -212,30 +220,49 @@ func (lp *Positions) put(id string, e liveEntry) {
 			}
 		}
 		delete(lp.byGame, id)
+		delete(lp.due, id)
 	}
 	if e.key == "" {
 		return
 	}
 	if lp.byGame == nil {
-		lp.byGame, lp.count = map[string]liveEntry{}, map[uint64]int32{}
+		lp.byGame, lp.count, lp.due = map[string]liveEntry{}, map[uint64]int32{}, map[string]struct{}{}
 	}
+	e.near = nil
 	lp.byGame[id] = e
-	for _, h := range e.near {
-		lp.count[h]++
+	lp.due[id] = struct{}{}
+}
+
+// countDueLocked counts the positions near the games' positions noted
+// since the last check; lp.mu is held.
+func (lp *Positions) countDueLocked() {
+	for id := range lp.due {
+		e := lp.byGame[id]
+		p, r := e.pos, e.rules
+		if e.parse {
+			var v rules.Variant
+			var ok bool
+			if p, v, ok = parseKey(e.key); !ok {
+				delete(lp.byGame, id) // a key of another version: nothing to count
+				continue
+			}
+			r = rules.Rules{Variant: v, MaxLaps: e.laps}
+		}
+		e.near = nearHashes(p, r)
+		for _, h := range e.near {
+			lp.count[h]++
+		}
+		lp.byGame[id] = e
 	}
+	clear(lp.due)
 }
 
 // Check refuses to search p under r while an online game is being played
 // from it, or from a position a move or two before it.
 func (lp *Positions) Check(p rules.Position, r rules.Rules) error {
-	lp.mu.Lock()
-	empty := len(lp.count) == 0
-	lp.mu.Unlock()
-	if empty {
-		return nil
-	}
 	h := nearHash(&p, r.Variant)
 	lp.mu.Lock()
+	lp.countDueLocked()
 	n := lp.count[h]
 	lp.mu.Unlock()
 	if n > 0 {

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
@@ -227,4 +229,129 @@ func NewLine(p rules.Position, m rules.Move, score engine.Score, exact bool, pv 
 		v.PV = append(v.PV, x.String())
 	}
 	return v
+}
+
+// LiveProtocol is the version of the live connection's messages
+// (docs/api.md, Live updates): the first message, the game, says it, and
+// a page that speaks another reloads itself.
+const LiveProtocol = 2
+
+// MaxMoveMessage is the most bytes of a move message: a sowing too long
+// for it is left out of it (the move is shown without its laps).
+const MaxMoveMessage = 1024
+
+// MoveMessage is a move as the live connection tells it: what the move
+// changed of the game, the same whatever the game's length. A client
+// applies it to the game it has when it follows it, its Rev the next
+// revision and its Ply the next ply; else it asks for the game again.
+type MoveMessage struct {
+	Type string `json:"type"` // "move"
+	ID   string `json:"id"`
+	Rev  int64  `json:"rev"` // the online game's revision after the move
+	Ply  int    `json:"ply"` // the moves played, this one included
+	Move string `json:"move"`
+	// Sowing is how the move sowed; nil when too long for the message.
+	Sowing     *PackedSowing  `json:"sowing,omitempty"`
+	Position   string         `json:"position"` // after the move
+	ToMove     string         `json:"toMove"`
+	LegalMoves []string       `json:"legalMoves"`
+	Status     string         `json:"status"`
+	Result     string         `json:"result"`
+	Score      gameview.Score `json:"score"`
+	Updated    time.Time      `json:"updated"`
+	Online     *Online        `json:"online"` // as a game's view has it
+}
+
+// PackedSowing is a sowing as a move message carries it: each lap as
+// [from, seeds, to], a third of the bytes of a game's sowings.
+type PackedSowing struct {
+	Laps        [][3]int `json:"laps"`
+	CaptureFrom int      `json:"captureFrom"` // -1: no capture
+	Captured    int      `json:"captured"`
+}
+
+// Unpack is sowing p of move as a game's view has it.
+func (p *PackedSowing) Unpack(move string) gameview.Sowing {
+	s := gameview.Sowing{Move: move, Laps: make([]gameview.Lap, len(p.Laps)), CaptureFrom: p.CaptureFrom, Captured: p.Captured}
+	for i, l := range p.Laps {
+		s.Laps[i] = gameview.Lap{From: l[0], Seeds: l[1], To: l[2]}
+	}
+	return s
+}
+
+// NewMoveMessage is the move that left online game state st, which sowed
+// as sw, as the live connection tells it; who is connected is the live
+// connections' to fill in.
+func NewMoveMessage(st *play.State, sw rules.Sowing) MoveMessage {
+	b := st.Board
+	p := b.Position()
+	v := gameview.NewSowing(sw)
+	ps := &PackedSowing{Laps: make([][3]int, len(v.Laps)), CaptureFrom: v.CaptureFrom, Captured: v.Captured}
+	for i, l := range v.Laps {
+		ps.Laps[i] = [3]int{l.From, l.Seeds, l.To}
+	}
+	m := MoveMessage{Type: "move", ID: st.Info.ID, Ply: b.Ply(), Move: v.Move, Sowing: ps,
+		Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: make([]string, 0, p.Holes()),
+		Status: st.Status, Result: st.Result, Updated: st.Info.Updated}
+	for _, lm := range b.LegalMoves() {
+		m.LegalMoves = append(m.LegalMoves, lm.String())
+	}
+	if st.End != "" {
+		m.LegalMoves = []string{}
+	}
+	m.Score.South, m.Score.North = b.Score()
+	if st.Info.Online != nil {
+		m.Online = newOnline(st)
+		m.Rev = m.Online.Rev
+	}
+	return m
+}
+
+// Marshal is move message m as sent, at most MaxMoveMessage bytes unless
+// even without its sowing it is longer (it is not: its other parts are
+// bounded far below it); the sowing is left out when too long for it.
+func (m *MoveMessage) Marshal() []byte {
+	data, _ := json.Marshal(m) // plain data: it always marshals
+	if len(data) > MaxMoveMessage && m.Sowing != nil {
+		m.Sowing = nil
+		data, _ = json.Marshal(m)
+	}
+	return data
+}
+
+// PresenceMessage says who is connected to a game now, at revision Rev
+// of it: a client that has an older one asks for the game again.
+type PresenceMessage struct {
+	Type      string    `json:"type"` // "presence"
+	ID        string    `json:"id"`
+	Rev       int64     `json:"rev"`
+	Connected SideFlags `json:"connected"`
+	Watchers  int       `json:"watchers"`
+}
+
+// ErrBehind says that a live message does not follow the game it was to
+// be applied to: the client asks for the game again.
+var ErrBehind = errors.New("the message does not follow the game: ask for the game again")
+
+// Apply plays move message m on game g, the game as last told, when m
+// follows it; else it returns ErrBehind and leaves g as it was. It is
+// what every client of the live connection does (the page, the bot, the
+// load test keep their own copies of it), in Go.
+func (g *Game) Apply(m *MoveMessage) error {
+	if g.Online == nil || m.ID != g.ID || m.Rev != g.Online.Rev+1 || m.Ply != len(g.Moves)+1 {
+		return ErrBehind
+	}
+	g.Moves = append(g.Moves, m.Move)
+	g.Positions = append(g.Positions, m.Position)
+	if m.Sowing != nil {
+		g.Sowings = append(g.Sowings, m.Sowing.Unpack(m.Move))
+	} else {
+		// Sowings are the latest moves' in a row: none now.
+		g.Sowings, g.SowingsFrom = nil, len(g.Moves)
+	}
+	g.Position, g.ToMove, g.LegalMoves = m.Position, m.ToMove, m.LegalMoves
+	g.Status, g.Result, g.Score, g.Updated = m.Status, m.Result, m.Score, m.Updated
+	o := *m.Online
+	g.Online = &o
+	return nil
 }

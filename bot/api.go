@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,38 @@ type liveMessage struct {
 	Event  string    `json:"event"`
 	Status int       `json:"status"`
 	Error  string    `json:"error"`
+}
+
+// moveMessage is a move as the live connection tells it (docs/api.md,
+// Live updates): what the move changed of the game.
+type moveMessage struct {
+	ID         string      `json:"id"`
+	Rev        int64       `json:"rev"`
+	Ply        int         `json:"ply"`
+	Move       string      `json:"move"`
+	ToMove     string      `json:"toMove"`
+	LegalMoves []string    `json:"legalMoves"`
+	Status     string      `json:"status"`
+	Result     string      `json:"result"`
+	Online     *onlineView `json:"online"`
+}
+
+// liveProtocol is the version of the live connection's messages the bot
+// speaks: a move comes as a move message, applied to the game last told.
+const liveProtocol = 2
+
+// follow is game v as move message m leaves it; false when m does not
+// follow v (a message missed), and the game is to be asked for again.
+func follow(v *gameView, m *moveMessage) (*gameView, bool) {
+	if v == nil || v.Online == nil || m.Online == nil || m.ID != v.ID || m.Rev != v.Online.Rev+1 || m.Ply != len(v.Moves)+1 {
+		return nil, false
+	}
+	next := *v
+	next.Moves = append(slices.Clip(v.Moves), m.Move)
+	next.ToMove, next.LegalMoves, next.Status, next.Result = m.ToMove, m.LegalMoves, m.Status, m.Result
+	o := *m.Online
+	next.Online = &o
+	return &next, true
 }
 
 // myGame is one of the account's games as GET /api/me/games lists them.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -468,7 +469,7 @@ func (g *game) connect(ctx context.Context) {
 // with the shortest wait again: a game on the clock cannot wait long).
 func (g *game) listen(ctx context.Context) (heard bool, err error) {
 	path := "/api/games/" + g.id + "/live"
-	ws, resp, err := websocket.Dial(ctx, g.b.api.liveURL(path),
+	ws, resp, err := websocket.Dial(ctx, g.b.api.liveURL(path)+"?v="+strconv.Itoa(liveProtocol),
 		&websocket.DialOptions{HTTPClient: g.b.api.http, HTTPHeader: g.b.api.header()})
 	if err != nil {
 		if resp != nil {
@@ -488,6 +489,11 @@ func (g *game) listen(ctx context.Context) (heard bool, err error) {
 			return false, fmt.Errorf("greeting the game: %w", err)
 		}
 	}
+	// last is the game as last told, which a move message follows; after
+	// a gap the game is asked for again (a sync) and the moves told
+	// meanwhile wait for it.
+	var last *gameView
+	syncing := false
 	for {
 		_, data, err := ws.Read(ctx)
 		if err != nil {
@@ -495,15 +501,35 @@ func (g *game) listen(ctx context.Context) (heard bool, err error) {
 		}
 		heard = true
 		var m liveMessage
-		if err := json.Unmarshal(data, &m); err != nil {
+		if err := json.Unmarshal(data, &m); err != nil && m.Type != "move" {
 			g.log.Warn("a game message the bot cannot read", "err", err)
 			continue
 		}
 		switch m.Type {
 		case "game":
 			if m.Game != nil {
+				last, syncing = m.Game, false
 				g.emit(ctx, viewEvent{view: m.Game, at: time.Now()})
 			}
+		case "move":
+			var mv moveMessage
+			if err := json.Unmarshal(data, &mv); err != nil {
+				g.log.Warn("a move message the bot cannot read", "err", err)
+				continue
+			}
+			if syncing || last != nil && last.Online != nil && mv.Rev <= last.Online.Rev {
+				continue // told already, or to be told with the game asked for
+			}
+			next, ok := follow(last, &mv)
+			if !ok {
+				syncing = true
+				if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"sync"}`)); err != nil {
+					return heard, fmt.Errorf("asking for the game: %w", err)
+				}
+				continue
+			}
+			last = next
+			g.emit(ctx, viewEvent{view: next, at: time.Now()})
 		case "error":
 			g.log.Warn("the game's socket reports an error", "status", m.Status, "error", clip(m.Error, 300))
 		}

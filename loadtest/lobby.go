@@ -206,6 +206,7 @@ type lstats struct {
 	listed, left                  int
 	finished, gamesEnded, raced   int
 	moves, refused, reconnects    int64
+	syncs                         int64 // games asked for again after a gap
 	pairDelay, moveLat, signupLat []time.Duration
 	errors, disconnects           map[string]int
 	firstErr, firstDisc           map[string]string
@@ -345,6 +346,27 @@ type lobbyGame struct {
 	Rated        bool                  `json:"rated"`
 	RatingChange map[string]ratingDiff `json:"rating_change"`
 	Updated      time.Time             `json:"updated"`
+	Online       *struct {
+		Rev int64 `json:"rev"`
+	} `json:"online"`
+}
+
+// Rev is the online game's revision.
+func (g *lobbyGame) Rev() int64 {
+	if g.Online == nil {
+		return 0
+	}
+	return g.Online.Rev
+}
+
+// gameMsg is a message of a game's live connection.
+type gameMsg struct {
+	Type   string     `json:"type"`
+	Game   *lobbyGame `json:"game"`
+	Event  string     `json:"event"`
+	Status wireStatus `json:"status"`
+	Error  string     `json:"error"`
+	moveFields
 }
 
 type ratingDiff struct {

@@ -17,7 +17,7 @@ import (
 func (p *lobbyPlayer) play(ctx context.Context, id, side string) {
 	r := p.r
 	g := r.game(id)
-	path := "/api/games/" + url.PathEscape(id) + "/live"
+	path := "/api/games/" + url.PathEscape(id) + "/live" + liveQuery
 	for first := true; ctx.Err() == nil; first = false {
 		if !first {
 			r.add(func(s *lstats) { s.reconnects++ })
@@ -49,16 +49,50 @@ func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *share
 	if err != nil {
 		return false, fmt.Errorf("hello: %w", err)
 	}
-	msgs := make(chan lobbyMsg, 16)
+	msgs := make(chan gameMsg, 16)
 	readErr := make(chan error, 1)
 	rctx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	go func() {
+		// last is the game as last told, which a move message follows;
+		// after a gap the game is asked for again, and the moves told
+		// meanwhile wait for it.
+		var last *lobbyGame
+		syncing := false
 		for {
-			var msg lobbyMsg
-			if err := wsjson.Read(rctx, conn, &msg); err != nil {
+			_, data, err := conn.Read(rctx)
+			if err != nil {
 				readErr <- err
 				return
+			}
+			var msg gameMsg
+			if err := json.Unmarshal(data, &msg); err != nil {
+				r.error("bad game message", fmt.Sprintf("%.200s", data))
+				continue
+			}
+			switch msg.Type {
+			case "game":
+				if msg.Game != nil {
+					last, syncing = msg.Game, false
+				}
+			case "move":
+				switch {
+				case syncing || last == nil || msg.Rev <= last.Rev():
+					continue // told already, or to be told with the game asked for
+				case !msg.follows(last.ID, last.Rev(), len(last.Moves)):
+					syncing = true
+					r.add(func(s *lstats) { s.syncs++ })
+					if err := conn.Write(rctx, websocket.MessageText, syncMessage); err != nil {
+						readErr <- err
+						return
+					}
+					continue
+				}
+				g := *last
+				g.Moves, g.LegalMoves, g.ToMove, g.Status = appendMove(last.Moves, msg.Move), msg.LegalMoves, msg.ToMove, msg.Status.Text
+				g.Online = msg.Online
+				last = &g
+				msg.Type, msg.Game, msg.Event = "game", &g, "move"
 			}
 			select {
 			case msgs <- msg:
@@ -128,11 +162,11 @@ func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *share
 			silence.Reset(silenceLimit)
 			switch msg.Type {
 			case "game":
-				var gv lobbyGame
-				if err := json.Unmarshal(msg.Game, &gv); err != nil || gv.Status == "" {
-					r.error("bad game message", fmt.Sprintf("%.200s", msg.Game))
+				if msg.Game == nil || msg.Game.Status == "" {
+					r.error("bad game message", "a game message without its game")
 					continue
 				}
+				gv := *msg.Game
 				now := time.Now()
 				g.observe(gv.Moves)
 				if synced && msg.Event == "move" && len(gv.Moves) > 0 {
@@ -164,8 +198,8 @@ func (p *lobbyPlayer) playOn(ctx context.Context, conn *websocket.Conn, g *share
 				}
 			case "error":
 				r.add(func(s *lstats) { s.refused++ })
-				if msg.Status != 409 {
-					r.error(fmt.Sprintf("game error %d", msg.Status), msg.Error)
+				if msg.Status.Code != 409 {
+					r.error(fmt.Sprintf("game error %d", msg.Status.Code), msg.Error)
 				}
 				// A refused move (a stale ply, a race lost): move again on
 				// the state as it stands, or resync after a few.

@@ -54,6 +54,7 @@ type LobbyReport struct {
 	Refused            int64 // moves and resigns the server refused (409 in a race or on a stale view)
 	MoveLatency        Latency
 	Reconnects         int64 // game connections opened again
+	Syncs              int64 // games asked for again after a move message that did not follow
 	Errors             map[string]int
 	FirstErrors        map[string]string
 	Disconnects        map[string]int // dropped connections and failed dials, which the clients got over
@@ -72,7 +73,7 @@ func (rep *LobbyReport) fill(r *lobbyRunner, players []*lobbyPlayer) {
 	rep.Joined, rep.Paired, rep.PairedTwice, rep.Listed = s.joined, s.paired, s.pairedTwice, s.listed
 	rep.Left = s.left
 	rep.PairDelay, rep.MoveLatency = summarize(s.pairDelay), summarize(s.moveLat)
-	rep.Raced, rep.Moves, rep.Refused, rep.Reconnects = s.raced, s.moves, s.refused, s.reconnects
+	rep.Raced, rep.Moves, rep.Refused, rep.Reconnects, rep.Syncs = s.raced, s.moves, s.refused, s.reconnects, s.syncs
 	rep.Errors, rep.FirstErrors = s.errors, s.firstErr
 	rep.Disconnects, rep.FirstDisconns = s.disconnects, s.firstDisc
 	rep.Games = len(r.games)
@@ -195,8 +196,8 @@ func (rep *LobbyReport) WriteTo(w io.Writer) (int64, error) {
 	}
 	fmt.Fprintf(&b, "  games           %s made, %s played to the end%s, %s cut off by the cap, %s ends raced\n",
 		group(int64(rep.Games)), group(int64(rep.Finished)), endings, group(int64(rep.CutOff)), group(int64(rep.Raced)))
-	fmt.Fprintf(&b, "  moves           %s sent, %s refused (races, stale views), %s reconnections\n",
-		group(rep.Moves), group(rep.Refused), group(rep.Reconnects))
+	fmt.Fprintf(&b, "  moves           %s sent, %s refused (races, stale views), %s reconnections, %s games asked for again\n",
+		group(rep.Moves), group(rep.Refused), group(rep.Reconnects), group(rep.Syncs))
 	fmt.Fprintf(&b, "  move latency    %v (sending → the opponent's connection)\n", rep.MoveLatency)
 	writeErrors(&b, "errors", rep.Errors, rep.FirstErrors)
 	writeErrors(&b, "disconnects", rep.Disconnects, rep.FirstDisconns)

@@ -61,12 +61,13 @@ func (g *liveGame) rev() int64 {
 
 // liveMsg is a message the server sends on the live connection.
 type liveMsg struct {
-	Type   string    `json:"type"`
-	Game   *liveGame `json:"game"`
-	Event  string    `json:"event"`
-	Status int       `json:"status"`
-	Error  string    `json:"error"`
-	Ref    *struct {
+	Type   string     `json:"type"`
+	Game   *liveGame  `json:"game"`
+	Event  string     `json:"event"`
+	Status wireStatus `json:"status"`
+	Error  string     `json:"error"`
+	moveFields
+	Ref *struct {
 		Type string `json:"type"`
 		Move string `json:"move"`
 		Ply  *int   `json:"ply"`
@@ -100,7 +101,7 @@ type ostats struct {
 	creates, created, finished  int64
 	sent, resent, acked         int64
 	delivered, deliveredResync  int64
-	reconnects, resyncs         int64
+	reconnects, resyncs, syncs  int64
 	backwards, stale, late      int64
 	lost, duplicated            int64
 	unanswered, resendRefused   int64
@@ -668,7 +669,7 @@ func (s *seat) live(ctx context.Context) {
 	if s.i == 1 { // the player who joined plays through the peer
 		base, hc = r.peer, r.pc
 	}
-	u := "ws" + strings.TrimPrefix(base, "http") + "/api/games/" + url.PathEscape(s.g.id) + "/live"
+	u := "ws" + strings.TrimPrefix(base, "http") + "/api/games/" + url.PathEscape(s.g.id) + "/live" + liveQuery
 	backoff := reconnectMin
 	wait, connected := false, false
 	for ctx.Err() == nil {
@@ -760,6 +761,11 @@ func (s *seat) lostConn(what string, err error) {
 // read reads the messages of conn until it fails.
 func (s *seat) read(ctx context.Context, conn *websocket.Conn, t0 time.Time, backoff *time.Duration) error {
 	first := true
+	// last is the game as last told on this connection, which a move
+	// message follows; after a gap the game is asked for again, and the
+	// moves told meanwhile wait for it.
+	var last *liveGame
+	syncing := false
 	for {
 		typ, data, err := conn.Read(ctx)
 		at := time.Now()
@@ -775,8 +781,32 @@ func (s *seat) read(ctx context.Context, conn *websocket.Conn, t0 time.Time, bac
 			s.t.r.st.error("bad message", fmt.Sprintf("game %s: %.200q: %v", s.g.id, data, err))
 			continue
 		}
+		if msg.Type == "move" {
+			if last != nil && msg.Rev <= last.rev() {
+				s.t.r.st.add(func(st *ostats) { st.stale++ }) // told already
+				continue
+			}
+			if syncing || last == nil {
+				continue // to be told with the game asked for
+			}
+			if !msg.follows(s.g.id, last.rev(), len(last.Moves)) {
+				syncing = true
+				s.t.r.st.add(func(st *ostats) { st.syncs++ })
+				if err := conn.Write(ctx, websocket.MessageText, syncMessage); err != nil {
+					return err
+				}
+				continue
+			}
+			g := *last
+			g.Moves, g.LegalMoves, g.ToMove, g.Status = appendMove(last.Moves, msg.Move), msg.LegalMoves, msg.ToMove, msg.Status.Text
+			g.Online = msg.Online
+			msg.Type, msg.Game, msg.Event = "game", &g, "move"
+		}
 		switch msg.Type {
 		case "game":
+			if msg.Game != nil {
+				last, syncing = msg.Game, false
+			}
 			if msg.Game == nil || msg.Game.ID != s.g.id {
 				s.t.r.st.error("bad message", fmt.Sprintf("game %s: %.200q is not the game", s.g.id, data))
 				continue
@@ -955,7 +985,7 @@ func (t *table) onError(s *seat, msg *liveMsg, data []byte) {
 	same := func(p *omove) bool {
 		return p != nil && ref != nil && ref.Type == "move" && ref.Move == p.move && ref.Ply != nil && *ref.Ply == p.ply
 	}
-	if msg.Status == http.StatusConflict && (same(s.pending) && s.pending.resent > 0 || same(s.resent) && s.resent != s.pending) {
+	if msg.Status.Code == http.StatusConflict && (same(s.pending) && s.pending.resent > 0 || same(s.resent) && s.resent != s.pending) {
 		// A resent move the server had taken after all: its message
 		// follows, or came already (the game then went on past it), or
 		// the watchdog asks again.
@@ -969,7 +999,7 @@ func (t *table) onError(s *seat, msg *liveMsg, data []byte) {
 	if ref != nil {
 		what = ref.Type
 	}
-	t.r.st.error(fmt.Sprintf("WS error %d (%s)", msg.Status, what), fmt.Sprintf("game %s: %.300s", s.g.id, data))
+	t.r.st.error(fmt.Sprintf("WS error %d (%s)", msg.Status.Code, what), fmt.Sprintf("game %s: %.300s", s.g.id, data))
 }
 
 // progress writes a line of figures at every interval until done.
@@ -1015,7 +1045,7 @@ func (r *onlineRunner) report(elapsed time.Duration) *Report {
 		CreatesSent: s.creates, GamesCreated: s.created, GamesFinished: s.finished,
 		Offered: s.sent, Acked: s.acked, Resent: s.resent, ResendRefused: s.resendRefused,
 		Delivered: s.delivered, DeliveredOnResync: s.deliveredResync,
-		Reconnects: s.reconnects, Resyncs: s.resyncs, Backwards: s.backwards, Stale: s.stale, Late: s.late,
+		Reconnects: s.reconnects, Resyncs: s.resyncs, Backwards: s.backwards, Stale: s.stale, Late: s.late, Syncs: s.syncs,
 		Lost: s.lost, Duplicated: s.duplicated, Unanswered: s.unanswered,
 		Errors: s.errors, FirstErrors: s.firstErr, Disconnects: s.disconnects, FirstDisconnects: s.firstDisc,
 		MoveLatency: summarize(s.oppLat), EchoLatency: summarize(s.echoLat),

@@ -50,10 +50,11 @@ type fakeOGame struct {
 }
 
 type fakeConn struct {
-	c    *websocket.Conn
-	side string // after a good hello
-	out  chan fakeOut
-	done chan struct{}
+	c      *websocket.Conn
+	deltas bool   // speaks the live protocol's version 2: moves as move messages
+	side   string // after a good hello
+	out    chan fakeOut
+	done   chan struct{}
 }
 
 type fakeOut struct {
@@ -151,7 +152,7 @@ func (f *fakeOnline) live(w http.ResponseWriter, r *http.Request, id string) {
 	if err != nil {
 		return
 	}
-	fc := &fakeConn{c: c, out: make(chan fakeOut, 256), done: make(chan struct{})}
+	fc := &fakeConn{c: c, deltas: r.URL.Query().Get("v") == "2", out: make(chan fakeOut, 256), done: make(chan struct{})}
 	ctx := r.Context()
 	go func() { // the connection's writer: its messages in order
 		defer close(fc.done)
@@ -202,6 +203,9 @@ func (f *fakeOnline) live(w http.ResponseWriter, r *http.Request, id string) {
 				f.sendLocked(fc, map[string]any{"type": "error", "status": 401, "error": "unknown token", "ref": map[string]any{"type": "hello"}}, 0)
 			}
 			fc.side = side
+		case "sync":
+			f.stats["sync"]++
+			f.sendLocked(fc, map[string]any{"type": "game", "game": g.view()}, 0)
 		case "move":
 			if !f.moveLocked(g, fc, msg.Move, msg.Ply) {
 				f.mu.Unlock()
@@ -271,8 +275,20 @@ func (f *fakeOnline) moveLocked(g *fakeOGame, fc *fakeConn, move string, ply *in
 		}
 		return false
 	}
-	msg := map[string]any{"type": "game", "game": g.view(), "event": "move"}
+	v := g.view()
+	msg := map[string]any{"type": "game", "game": v, "event": "move"}
+	delta := msg
+	if v["status"] == "playing" {
+		// As the server tells a move that does not end the game, to a
+		// client that speaks version 2.
+		delta = map[string]any{"type": "move", "id": g.id, "rev": g.rev, "ply": len(g.moves), "move": move,
+			"toMove": v["toMove"], "legalMoves": v["legalMoves"], "status": v["status"], "online": v["online"]}
+	}
 	for c := range g.conns {
+		msg := msg
+		if c.deltas {
+			msg = delta
+		}
 		delay := time.Duration(0)
 		if c.side != fc.side {
 			if nth(f.dropOpponent) {
@@ -427,6 +443,11 @@ func TestOnlineLostAndDuplicated(t *testing.T) {
 		rep := runFake(t, f, Config{Games: 4, Rate: 20, Duration: time.Second, Check: true})
 		if n := f.stats["twice"]; n == 0 || rep.Duplicated != int64(n) || !rep.Failed() || !strings.Contains(rep.String(), "DUPLICATED") {
 			t.Errorf("%d applied twice, %d duplicated, errors %v", n, rep.Duplicated, rep.FirstErrors)
+		}
+		// A move applied twice is told in a move message that does not
+		// follow the game the clients have: they ask for the game again.
+		if f.stats["sync"] == 0 || rep.Syncs == 0 {
+			t.Errorf("%d games asked for again (%d answered)", rep.Syncs, f.stats["sync"])
 		}
 		if !strings.Contains(rep.FirstErrors["duplicated"], "applied twice") {
 			t.Errorf("first duplicated: %q", rep.FirstErrors["duplicated"])

@@ -54,6 +54,7 @@ type Report struct {
 	Backwards                    int64 // resyncs to a rev or ply lower than seen
 	Stale                        int64 // messages older than the client's game, or a move's seen twice: ignored
 	Late                         int64 // moves first seen in the message of a later move
+	Syncs                        int64 // games asked for again after a move message that did not follow
 	// Lost counts the moves a seat had seen that the opponent never
 	// received, or that the server replaced; Duplicated the moves in a
 	// game that no client sent at that ply (a move applied twice).
@@ -222,8 +223,8 @@ func (r *Report) writeOnline(w io.Writer) (int64, error) {
 	}
 	fmt.Fprintf(&b, "  connections     %s reconnects, %s resyncs (%s backwards), %s resent moves (%s already taken)\n",
 		group(r.Reconnects), group(r.Resyncs), group(r.Backwards), group(r.Resent), group(r.ResendRefused))
-	fmt.Fprintf(&b, "  messages        %s stale or repeated (ignored), %s moves first seen in a later move's message\n",
-		group(r.Stale), group(r.Late))
+	fmt.Fprintf(&b, "  messages        %s stale or repeated (ignored), %s moves first seen in a later move's message, %s games asked for again after a gap\n",
+		group(r.Stale), group(r.Late), group(r.Syncs))
 	if r.Lost == 0 && r.Duplicated == 0 {
 		fmt.Fprintf(&b, "  lost            0, duplicated 0\n")
 	} else {

@@ -11,7 +11,7 @@ import (
 // error of the server's. A 409 for a move never sent again is one.
 func TestConflictOfAResentMove(t *testing.T) {
 	conflict := func(move string, ply int) *liveMsg {
-		m := &liveMsg{Type: "error", Status: http.StatusConflict}
+		m := &liveMsg{Type: "error", Status: wireStatus{Code: http.StatusConflict}}
 		m.Ref = &struct {
 			Type string `json:"type"`
 			Move string `json:"move"`

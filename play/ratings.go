@@ -16,11 +16,13 @@ import (
 // result change: a move costs no read.
 
 // ratingsTTL is how long a game's players are kept: a player's rating
-// may change meanwhile by the end of another game.
-const ratingsTTL = 10 * time.Second
+// may change meanwhile by the end of another game, which the game's view
+// shows this long after at most (its own end reads them again).
+const ratingsTTL = 2 * time.Minute
 
-// maxRatingsKept bounds the games whose players are kept.
-const maxRatingsKept = 10_000
+// maxRatingsKept bounds the games whose players are kept: more than the
+// games a table keeps in memory.
+const maxRatingsKept = 2 * DefaultKeepMost
 
 type ratingsCache struct {
 	mu sync.Mutex

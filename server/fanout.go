@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/account"
-	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -190,7 +189,7 @@ func (s *Server) handleNotice(n notice) {
 		if n.Deadline > 0 {
 			at = time.UnixMilli(n.Deadline).Add(flagGrace)
 		}
-		s.clocks.at(s, n.Game, at)
+		s.clocks.at(s, n.Game, at, n.Rev)
 		s.positions.set(n.Game, n.Position, n.Laps, n.Rev)
 	}
 	if s.live.has(n.Game) {
@@ -224,16 +223,20 @@ func (s *Server) relay(id, event string, withSowing bool) {
 		if (event == "" || event == "presence") && o != nil && rev > 0 && o.Rev == rev+1 && g.Board().Ply() == moves+1 {
 			event, withSowing = "move", true
 		}
-		v, err := s.view(ctx, g)
+		if event == "presence" && o != nil && o.Rev == rev && s.live.allDeltas(id) {
+			// Nothing has changed but who is connected.
+			s.tellWhoIsHere(id, rev)
+			return nil
+		}
+		st, err := s.table.State(ctx, g)
 		if err != nil {
 			return nil
 		}
-		var sw *gameview.Sowing
-		if last := g.LastSowing(); withSowing && last != nil {
-			sv := gameview.NewSowing(*last)
-			sw = &sv
+		var sw *rules.Sowing
+		if withSowing {
+			sw = g.LastSowing()
 		}
-		s.live.broadcastGame(id, &v, event, sw)
+		s.tellChange(&st, event, sw)
 		return nil
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -69,6 +70,10 @@ type liveConn struct {
 	// signed is what proved it, nil for none (revoke.go).
 	account string
 	signed  *signedConn
+	// deltas: the client speaks the live protocol's version 2 or later
+	// (api.LiveProtocol), told of a move by a move message; one that does
+	// not say so, a page of before, is sent the whole game each time.
+	deltas bool
 }
 
 // drop closes the connection's queue: its writer ends the connection, and
@@ -263,7 +268,13 @@ func (h *liveHub) has(id string) bool {
 
 // broadcast queues msg for every connection to game id; a connection too
 // slow to take it is dropped rather than waited for.
-func (h *liveHub) broadcast(id string, msg []byte) {
+func (h *liveHub) broadcast(id string, msg []byte) { h.broadcastEither(id, msg, msg) }
+
+// broadcastEither queues delta for every connection to game id that
+// takes deltas and whole for the others; one to be sent nothing (whole
+// nil: it joined meanwhile), or too slow to take it, is dropped rather
+// than waited for, to reconnect and be sent the game.
+func (h *liveHub) broadcastEither(id string, delta, whole []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.rooms[id]
@@ -271,6 +282,14 @@ func (h *liveHub) broadcast(id string, msg []byte) {
 		return
 	}
 	for c := range r.conns {
+		msg := whole
+		if c.deltas {
+			msg = delta
+		}
+		if msg == nil {
+			c.drop()
+			continue
+		}
 		select {
 		case c.send <- msg:
 		default:
@@ -279,15 +298,44 @@ func (h *liveHub) broadcast(id string, msg []byte) {
 	}
 }
 
-// liveMessage is a message of the server to a live client.
+// allDeltas reports whether every connection to game id takes deltas.
+func (h *liveHub) allDeltas(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[id]
+	if r == nil {
+		return true
+	}
+	for c := range r.conns {
+		if !c.deltas {
+			return false
+		}
+	}
+	return true
+}
+
+// speaksDeltas reports whether live request r says, by its v parameter,
+// that its client speaks version 2 of the live protocol or a later one.
+func speaksDeltas(r *http.Request) bool {
+	v, err := strconv.Atoi(r.URL.Query().Get("v"))
+	return err == nil && v >= 2
+}
+
+// liveMessage is a message of the server to a live client: the game, or
+// an error. A move, or who is connected, is told in a message of its own
+// (api.MoveMessage, api.PresenceMessage).
 type liveMessage struct {
-	Type   string           `json:"type"`
+	Type string `json:"type"`
+	// V is the protocol's version (api.LiveProtocol), with a game.
+	V      int              `json:"v,omitempty"`
 	Game   *gameView        `json:"game,omitempty"`
 	Event  string           `json:"event,omitempty"`
 	Sowing *gameview.Sowing `json:"sowing,omitempty"`
 	Status int              `json:"status,omitempty"`
 	Error  string           `json:"error,omitempty"`
 	Ref    any              `json:"ref,omitempty"`
+	// wire is the message as it came, for a test's record of it.
+	wire []byte
 }
 
 func marshal(m liveMessage) []byte {
@@ -307,27 +355,62 @@ func (s *Server) changed(ctx context.Context, g *play.Game, c play.Change) {
 	if !s.live.has(g.ID()) {
 		return
 	}
-	v := s.stateView(&c.State)
-	var sw *gameview.Sowing
-	if c.Sowing != nil {
-		sv := gameview.NewSowing(*c.Sowing)
-		sw = &sv
-	}
-	s.live.broadcastGame(g.ID(), &v, c.Event, sw)
+	s.tellChange(&c.State, c.Event, c.Sowing)
 }
 
-// broadcastGame queues game v for every connection to game id, and notes
-// its revision as the one they have.
-func (h *liveHub) broadcastGame(id string, v *gameView, event string, sw *gameview.Sowing) {
-	msg := marshal(liveMessage{Type: "game", Game: v, Event: event, Sowing: sw})
-	if v.Online != nil {
-		h.mu.Lock()
-		if r := h.rooms[id]; r != nil && v.Online.Rev >= r.rev {
-			r.rev, r.moves = v.Online.Rev, len(v.Moves)
+// tellChange tells the connections to a game here of a change, which left
+// it as st: a move of an online game going on as a move message, the
+// same whatever the game's length; anything else, or a move that ends the
+// game (its result and ratings change), as the whole game.
+func (s *Server) tellChange(st *play.State, event string, sowing *rules.Sowing) {
+	id := st.Info.ID
+	if event == "move" && sowing != nil && st.Info.Online != nil && st.End == "" && !st.Board.Over() {
+		m := api.NewMoveMessage(st, *sowing)
+		m.Online.Connected, m.Online.Watchers = s.live.presence(id)
+		data := m.Marshal()
+		var whole []byte
+		if !s.live.allDeltas(id) {
+			whole = s.gameMessage(st, event, sowing)
 		}
-		h.mu.Unlock()
+		s.live.sentUpTo(id, m.Rev, m.Ply)
+		s.live.broadcastEither(id, data, whole)
+		return
 	}
-	h.broadcast(id, msg)
+	msg := s.gameMessage(st, event, sowing)
+	if st.Info.Online != nil {
+		s.live.sentUpTo(id, st.Info.Online.Rev, st.Board.Ply())
+	}
+	s.live.broadcast(id, msg)
+}
+
+// gameMessage is the live message of game state st, left by event.
+func (s *Server) gameMessage(st *play.State, event string, sowing *rules.Sowing) []byte {
+	v := s.stateView(st)
+	var sw *gameview.Sowing
+	if sowing != nil {
+		sv := gameview.NewSowing(*sowing)
+		sw = &sv
+	}
+	return marshal(liveMessage{Type: "game", V: api.LiveProtocol, Game: &v, Event: event, Sowing: sw})
+}
+
+// tellWhoIsHere tells the connections to game id here, which have its
+// revision rev, who is connected to it now.
+func (s *Server) tellWhoIsHere(id string, rev int64) {
+	m := api.PresenceMessage{Type: "presence", ID: id, Rev: rev}
+	m.Connected, m.Watchers = s.live.presence(id)
+	data, _ := json.Marshal(m) // plain data: it always marshals
+	s.live.broadcastEither(id, data, nil)
+}
+
+// sentUpTo notes that the connections to game id were sent its revision
+// rev, with moves moves.
+func (h *liveHub) sentUpTo(id string, rev int64, moves int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r := h.rooms[id]; r != nil && rev >= r.rev {
+		r.rev, r.moves = rev, moves
+	}
 }
 
 // rev returns the revision of online game id last sent to all its
@@ -402,7 +485,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
 		return
 	}
-	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{})}
+	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{}), deltas: speaksDeltas(r)}
 	gen := s.signed.generation()
 	if sc, err := s.liveSigner(r); err == nil && sc != nil {
 		// Anything else watches as anyone does.
@@ -428,7 +511,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		s.live.join(id, c)
-		c.send <- marshal(liveMessage{Type: "game", Game: &v})
+		c.send <- marshal(liveMessage{Type: "game", V: api.LiveProtocol, Game: &v})
 		s.live.started(id, &v)
 		return nil
 	})
@@ -512,14 +595,25 @@ func (s *Server) liveAction(ctx context.Context, c *liveConn, id, token string, 
 	case "hello", "move", "action":
 	case "ping":
 		return nil
+	case "sync":
 	default:
-		return errorf(http.StatusBadRequest, "message type %q: want hello, move or action", clip(m.Type))
+		return errorf(http.StatusBadRequest, "message type %q: want hello, move, action or sync", clip(m.Type))
 	}
 	if c.signed != nil && c.signed.revoked.Load() {
 		return errorf(http.StatusUnauthorized, "signed out: this connection acts no more")
 	}
 	ctx, cancel := context.WithTimeout(ctx, backgroundTimeout)
 	defer cancel()
+	if m.Type == "sync" {
+		// The client missed a change: the game again, to it alone.
+		return s.table.With(ctx, id, func(g *play.Game) error {
+			v, err := s.view(ctx, g)
+			if err == nil {
+				c.reply(liveMessage{Type: "game", V: api.LiveProtocol, Game: &v})
+			}
+			return err
+		})
+	}
 	if m.Type == "hello" {
 		leave, err := s.setups.enter(ctx)
 		if err != nil {

@@ -619,19 +619,7 @@ func TestLobbyBots(t *testing.T) {
 	}
 	defer ws.CloseNow()
 	c := &liveClient{t: t, ws: ws, msgs: make(chan liveMessage, 100)}
-	go func() {
-		defer close(c.msgs)
-		for {
-			_, data, err := ws.Read(context.Background())
-			if err != nil {
-				return
-			}
-			var m liveMessage
-			if json.Unmarshal(data, &m) == nil {
-				c.msgs <- m
-			}
-		}
-	}()
+	go c.read()
 	first, ok := waitLive(c, liveWait, func(m liveMessage) bool { return m.Type == "game" })
 	if !ok {
 		t.Fatal("no game message")
@@ -768,19 +756,7 @@ func TestSeatFollowsAccount(t *testing.T) {
 	}
 	defer ws.CloseNow()
 	lc := &liveClient{t: t, ws: ws, msgs: make(chan liveMessage, 100)}
-	go func() {
-		defer close(lc.msgs)
-		for {
-			_, data, err := ws.Read(context.Background())
-			if err != nil {
-				return
-			}
-			var m liveMessage
-			if json.Unmarshal(data, &m) == nil {
-				lc.msgs <- m
-			}
-		}
-	}()
+	go lc.read()
 	first, ok := waitLive(lc, liveWait, func(m liveMessage) bool { return m.Type == "game" })
 	if !ok || first.Game.ToMove != "s" {
 		t.Fatalf("first message %+v", first)

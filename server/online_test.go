@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/endodoi/endodoi/api"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
@@ -405,38 +408,128 @@ type liveClient struct {
 	// msgs: a test waiting on another connection watches it for its
 	// requests refused without taking what it reads from msgs.
 	errs chan liveMessage
+	// last is the game as last told, to which the moves and who is
+	// connected, told alone, are applied (take).
+	last *gameView
 }
 
+// dialLive connects to game id's live updates at base as today's page
+// does, speaking the protocol's version api.LiveProtocol.
 func dialLive(t *testing.T, base, id string) *liveClient {
+	t.Helper()
+	return dialLiveV(t, base, id, "?v="+strconv.Itoa(api.LiveProtocol))
+}
+
+// dialLiveV connects to game id's live updates at base, with query q.
+func dialLiveV(t *testing.T, base, id, q string) *liveClient {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/games/"+id+"/live", nil)
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/api/games/"+id+"/live"+q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &liveClient{t: t, ws: ws, msgs: make(chan liveMessage, 100), errs: make(chan liveMessage, 100)}
-	go func() {
-		defer close(c.msgs)
-		for {
-			_, data, err := ws.Read(context.Background())
-			if err != nil {
-				return
-			}
-			var m liveMessage
-			if json.Unmarshal(data, &m) == nil {
-				if m.Type == "error" {
-					select {
-					case c.errs <- m:
-					default: // more than anyone reads
-					}
-				}
-				c.msgs <- m
-			}
-		}
-	}()
+	go c.read()
 	t.Cleanup(func() { ws.CloseNow() })
 	return c
+}
+
+// read reads the connection's messages into c.msgs until it ends.
+func (c *liveClient) read() {
+	defer close(c.msgs)
+	for {
+		_, data, err := c.ws.Read(context.Background())
+		if err != nil {
+			return
+		}
+		m, ok := c.take(data)
+		if !ok {
+			continue
+		}
+		m.wire = data
+		if m.Type == "error" && c.errs != nil {
+			select {
+			case c.errs <- m:
+			default: // more than anyone reads
+			}
+		}
+		c.msgs <- m
+	}
+}
+
+// take reads a message of the live connection as a client does: a game is
+// taken as it is; a move or who is connected is applied to the game last
+// told and read as that game, with the move's event and sowing; one that
+// does not follow it asks for the game again (a sync), as the page does,
+// and is not read.
+func (c *liveClient) take(data []byte) (liveMessage, bool) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &head) != nil {
+		return liveMessage{}, false
+	}
+	switch head.Type {
+	case "move":
+		var mv api.MoveMessage
+		if json.Unmarshal(data, &mv) != nil || c.last == nil {
+			c.sync()
+			return liveMessage{}, false
+		}
+		g := c.copyLast()
+		if err := g.Apply(&mv); err != nil {
+			c.sync()
+			return liveMessage{}, false
+		}
+		c.last = g
+		m := liveMessage{Type: "game", Event: "move", Game: g}
+		if mv.Sowing != nil {
+			sw := mv.Sowing.Unpack(mv.Move)
+			m.Sowing = &sw
+		}
+		return m, true
+	case "presence":
+		var p api.PresenceMessage
+		if json.Unmarshal(data, &p) != nil || c.last == nil || c.last.Online == nil || p.Rev != c.last.Online.Rev {
+			if c.last == nil || c.last.Online == nil || p.Rev > c.last.Online.Rev {
+				c.sync()
+			}
+			return liveMessage{}, false
+		}
+		g := c.copyLast()
+		g.Online.Connected, g.Online.Watchers = p.Connected, p.Watchers
+		c.last = g
+		return liveMessage{Type: "game", Event: "presence", Game: g}, true
+	}
+	var m liveMessage
+	if json.Unmarshal(data, &m) != nil {
+		return liveMessage{}, false
+	}
+	if m.Type == "game" && m.Game != nil {
+		if m.V != api.LiveProtocol {
+			c.t.Errorf("a game told in protocol %d, want %d", m.V, api.LiveProtocol)
+		}
+		c.last = m.Game
+	}
+	return m, true
+}
+
+// copyLast is the game as last told, sharing nothing that a move changes.
+func (c *liveClient) copyLast() *gameView {
+	g := *c.last
+	g.Moves, g.Positions, g.Sowings = slices.Clone(g.Moves), slices.Clone(g.Positions), slices.Clone(g.Sowings)
+	if g.Online != nil {
+		o := *g.Online
+		g.Online = &o
+	}
+	return &g
+}
+
+// sync asks the server for the game again.
+func (c *liveClient) sync() {
+	data, _ := json.Marshal(map[string]string{"type": "sync"})
+	c.ws.Write(context.Background(), websocket.MessageText, data)
 }
 
 func (c *liveClient) send(v any) {

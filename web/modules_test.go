@@ -5,8 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/endodoi/endodoi/api"
 )
 
 // TestPageModules runs the unit tests of the page's own modules
@@ -40,5 +44,21 @@ func TestPageModules(t *testing.T) {
 	}
 	if testing.Verbose() {
 		t.Logf("%s", out)
+	}
+}
+
+// The page speaks the live protocol's version the server does: a page's
+// constant that lagged the server's would reload itself at every game.
+func TestLiveProtocolAgrees(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("static", "js", "onlinegame.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\nconst PROTOCOL = (\d+);`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("onlinegame.js declares no PROTOCOL")
+	}
+	if got, want := string(m[1]), strconv.Itoa(api.LiveProtocol); got != want {
+		t.Errorf("the page speaks the live protocol's version %s, the server %s (api.LiveProtocol)", got, want)
 	}
 }

@@ -33,7 +33,7 @@ type liveTable struct {
 
 // arrivalsJS runs before the page's scripts: it notes when each message of
 // a live connection arrives (performance.now(), the event and the number
-// of moves) in window.arrivals, before the page itself reads it.
+// of moves; a move message as the event "move") in window.arrivals, before the page itself reads it.
 const arrivalsJS = `(() => {
 	const Native = window.WebSocket;
 	window.arrivals = [];
@@ -44,6 +44,7 @@ const arrivalsJS = `(() => {
 				try {
 					const m = JSON.parse(e.data);
 					if (m.type === "game") window.arrivals.push({at: performance.now(), event: m.event || "", plies: m.game.moves.length});
+					else if (m.type === "move") window.arrivals.push({at: performance.now(), event: "move", plies: m.ply});
 				} catch {}
 			});
 		}
@@ -516,4 +517,60 @@ func TestOnlinePresenceAcrossARestart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// missJS runs before the page's scripts: its live connections let the
+// move message of the second move pass unread, once, as if it had been
+// missed, and note each message the page sends in window.sent.
+const missJS = `(() => {
+	const Native = window.WebSocket;
+	window.sent = [];
+	let missed = false;
+	window.WebSocket = class extends Native {
+		constructor(...args) {
+			super(...args);
+			this.addEventListener("message", (e) => {
+				try {
+					const m = JSON.parse(e.data);
+					if (!missed && m.type === "move" && m.ply === 2) {
+						missed = true;
+						e.stopImmediatePropagation();
+					}
+				} catch {}
+			});
+		}
+		set onmessage(f) {
+			this.addEventListener("message", (e) => f.call(this, e));
+		}
+		send(data) {
+			window.sent.push(JSON.parse(data));
+			super.send(data);
+		}
+	};
+})();`
+
+// TestOnlineMissedMoveIsAskedFor: a spectator's page that misses a move's
+// message shows the next move's as it should: it asks for the game again
+// and shows every move, as the players' pages do.
+func TestOnlineMissedMoveIsAskedFor(t *testing.T) {
+	a := startApp(t)
+	id, tokens, _ := a.apiOnlineGame(`{"online": true, "holes": 8, "seeds": 4, "name": "Naserian"}`, true)
+	p := openPage(t, a, desktop)
+	p.beforeLoad(`localStorage.setItem("endodoi.speed", "instant");` + missJS)
+	p.open("#/play/" + id)
+	p.waitFor("the game", `document.querySelector("#board") !== null && document.querySelectorAll("#moves [data-ply]").length === 0`)
+	a.apiMove(id, tokens)
+	p.waitPlies("the spectator", 1)
+	a.apiMove(id, tokens) // its message passes unread
+	a.apiMove(id, tokens)
+	p.waitPlies("the spectator", 3)
+	if n := eval[int](p, `window.sent.filter((m) => m.type === "sync").length`); n != 1 {
+		t.Errorf("the page asked for the game %d times, want once", n)
+	}
+	g := a.onlineGame(id)
+	if got := eval[[]string](p, `[...document.querySelectorAll("#moves [data-ply]")].map((e) => e.dataset.ply)`); len(got) != len(g.Moves) {
+		t.Errorf("the spectator's moves %v, the server's %v", got, g.Moves)
+	}
+	a.apiMove(id, tokens)
+	p.waitPlies("the spectator", 4)
 }

@@ -24,7 +24,14 @@ const net = {
   stamp: 0, // performance.now() when the clocks shown were read
   news: null, // {id, say}: the latest answer to an offer in game id, worded for this browser
   sent: "", // the last action this page sent
+  tip: null, // the newest game known, the one a move message follows
+  syncing: false, // the game was asked for again, after a gap
 };
+
+// The version of the live connection's messages this page speaks
+// (docs/api.md, Live updates): a move comes as a move message, applied to
+// the newest game known; the server says its version with each game.
+const PROTOCOL = 2;
 
 const mine = () => (net.seat ? net.seat.side : "");
 const seated = () => {
@@ -54,14 +61,17 @@ export const onlineGame = {
     // says hello alone, named by the cookie; a spectator says nothing.
     const token = net.seat ? net.seat.token || "" : null;
     const hello = token === null ? null : token ? { type: "hello", token } : { type: "hello" };
-    net.live = new Live(`/api/games/${encodeURIComponent(g.id)}/live`, hello, onLive, (up) => {
+    net.tip = null;
+    net.syncing = false;
+    net.live = new Live(`/api/games/${encodeURIComponent(g.id)}/live?v=${PROTOCOL}`, hello, onLive, (up) => {
       net.connected = up;
+      if (up) net.syncing = false; // the game comes first on a connection
       render();
     });
   },
   close() {
     if (net.live) net.live.close();
-    net.live = net.seat = null;
+    net.live = net.seat = net.tip = null;
     net.connected = false;
     net.inbox = [];
     settle();
@@ -157,15 +167,86 @@ function take(g) {
 function onLive(m) {
   const game = shown.game;
   if (m.type === "error") {
+    net.syncing = false;
     settle();
     showMessage(t("error.server", { error: m.error }));
     render();
   } else if (m.type === "game" && game && m.game && m.game.id === game.id) {
-    net.inbox.push(m);
-    // A newer change cuts the move being shown short: the game moved on.
-    if (motion.anim && motion.landing && m.game.online.rev > game.online.rev) skip();
-    if (!net.reading) readInbox(shown.token);
+    if (m.v > PROTOCOL) reloadOnce(); // a server newer than this page
+    net.syncing = false;
+    queue(m);
+  } else if ((m.type === "move" || m.type === "presence") && game && m.id === game.id && !net.syncing) {
+    const g = follow(m);
+    if (g) queue({ type: "game", event: m.type, game: g, sowing: m.sowing ? unpack(m.move, m.sowing) : undefined });
   }
+}
+
+/** Queues game message m to be shown. */
+function queue(m) {
+  const tip = newest();
+  if (!tip || m.game.online.rev >= tip.online.rev) net.tip = m.game;
+  net.inbox.push(m);
+  // A newer change cuts the move being shown short: the game moved on.
+  if (motion.anim && motion.landing && m.game.online.rev > shown.game.online.rev) skip();
+  if (!net.reading) readInbox(shown.token);
+}
+
+/** The newest game known: the last one told, or the one shown if newer. */
+function newest() {
+  const game = shown.game;
+  const tip = net.tip;
+  return tip && game && tip.id === game.id && tip.online.rev >= game.online.rev ? tip : game;
+}
+
+/**
+ * The game that a move, or who is connected, makes of the newest game
+ * known; null when it has it already, or when it does not follow it: the
+ * game is then asked for again.
+ */
+function follow(m) {
+  const b = newest();
+  if (m.type === "presence") {
+    if (m.rev < b.online.rev) return null;
+    if (m.rev === b.online.rev) return { ...b, online: { ...b.online, connected: m.connected, watchers: m.watchers } };
+  } else if (m.rev <= b.online.rev) {
+    return null;
+  } else if (m.rev === b.online.rev + 1 && m.ply === b.moves.length + 1) {
+    const sowings = m.sowing ? [...b.sowings, unpack(m.move, m.sowing)] : [];
+    return {
+      ...b,
+      moves: [...b.moves, m.move],
+      positions: [...b.positions, m.position],
+      sowings,
+      sowingsFrom: m.sowing ? b.sowingsFrom : b.moves.length + 1,
+      position: m.position,
+      toMove: m.toMove,
+      legalMoves: m.legalMoves,
+      status: m.status,
+      result: m.result,
+      score: m.score,
+      updated: m.updated,
+      online: m.online,
+    };
+  }
+  net.syncing = net.live.send({ type: "sync" });
+  return null;
+}
+
+/** A move message's sowing as a game's. */
+const unpack = (move, s) => ({
+  move,
+  laps: s.laps.map(([from, seeds, to]) => ({ from, seeds, to })),
+  captureFrom: s.captureFrom,
+  captured: s.captured,
+});
+
+/** Reloads the page for a newer server's, at most once a minute. */
+function reloadOnce() {
+  const key = "endodoi.protocolReload";
+  const last = Number(sessionStorage.getItem(key)) || 0;
+  if (Date.now() - last < 60000) return;
+  sessionStorage.setItem(key, String(Date.now()));
+  location.reload();
 }
 
 /** Shows the live messages in order: a move animated, anything else at once. */
