@@ -39,9 +39,9 @@ type lobbyHub struct {
 type lobbyConn struct {
 	account string      // "" for a visitor not signed in
 	signed  *signedConn // what proved account (revoke.go)
-	// hidden are the accounts whose seeks and presence this connection
-	// does not see (blocks, either way); changed under the hub's lock.
-	hidden map[string]bool
+	// view is what the connection hears of the lobby's events; used
+	// under the hub's lock.
+	view   lobby.Listener
 	send   chan []byte
 	closed chan struct{}
 	once   sync.Once
@@ -95,18 +95,13 @@ type lobbyNotice struct {
 	Events   []lobby.Event `json:"e"`
 }
 
-func mustMarshal(v any) json.RawMessage {
-	b, _ := json.Marshal(v) // plain data: it always marshals
-	return b
-}
-
 // lobbyNoticeText is the notice of events for the other instances, sent
 // by the change's own transaction; "" without other instances.
 func (s *Server) lobbyNoticeText(events []lobby.Event) string {
 	if s.notifier == nil {
 		return ""
 	}
-	text := lobbyNoticePrefix + string(mustMarshal(lobbyNotice{Instance: s.instance, Events: events}))
+	text := lobbyNoticePrefix + string(lobby.Message(lobbyNotice{Instance: s.instance, Events: events}))
 	if len(text) > store.MaxNotice {
 		// Too long to carry (a seek's view is far shorter): the other
 		// instances catch up at their clients' next connection.
@@ -139,38 +134,8 @@ func (s *Server) handleLobbyNotice(payload string) {
 	s.lobbyDeliver(n.Events)
 }
 
-// The lobby's messages to its connections (docs/api.md).
-type (
-	seekMessage struct {
-		Type string         `json:"type"`
-		Seek lobby.SeekView `json:"seek"`
-	}
-	idMessage struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-	}
-	pairedMessage struct {
-		Type string `json:"type"`
-		Game string `json:"game"`
-		Side string `json:"side"`
-	}
-	challengeMessage struct {
-		Type      string               `json:"type"`
-		Challenge *lobby.ChallengeView `json:"challenge"`
-	}
-	goneMessage struct {
-		Type   string `json:"type"`
-		ID     string `json:"id"`
-		Why    string `json:"why"`
-		Reason string `json:"reason,omitempty"`
-	}
-	playersMessage struct {
-		Type    string          `json:"type"`
-		Players []lobby.Present `json:"players"`
-	}
-)
-
-// lobbyDeliver sends events to this instance's lobby connections.
+// lobbyDeliver sends events to this instance's lobby connections, each
+// as its connection hears it (lobby.Listener).
 func (s *Server) lobbyDeliver(events []lobby.Event) {
 	h := &s.lobbyHub
 	h.mu.Lock()
@@ -181,35 +146,8 @@ func (s *Server) lobbyDeliver(events []lobby.Event) {
 			continue
 		}
 		for c := range h.conns {
-			if e.To != "" && !c.hears(e.To) {
-				continue
-			}
-			switch e.Kind {
-			case "seek":
-				if e.Seek == nil || c.hidden[e.Owner] {
-					continue
-				}
-				v := *e.Seek
-				v.Mine = c.hears(e.Owner)
-				c.queue(mustMarshal(seekMessage{Type: "seek", Seek: v}))
-			case "unseek":
-				c.queue(mustMarshal(idMessage{Type: "unseek", ID: e.ID}))
-			case "paired":
-				c.queue(mustMarshal(pairedMessage{Type: "paired", Game: e.Game, Side: e.Side}))
-			case "challenge":
-				c.queue(mustMarshal(challengeMessage{Type: "challenge", Challenge: e.Challenge}))
-			case "challenge-gone":
-				c.queue(mustMarshal(goneMessage{Type: "challenge-gone", ID: e.ID, Why: e.Why, Reason: e.Reason}))
-			case "hide", "show":
-				if c.hidden == nil {
-					c.hidden = map[string]bool{}
-				}
-				c.hidden[e.Account] = e.Kind == "hide"
-				if h.players != nil {
-					c.queue(mustMarshal(playersMessage{Type: "players", Players: lobby.Visible(h.players, c.account, c.hidden)}))
-				}
-			case "players":
-				c.queue(mustMarshal(playersMessage{Type: "players", Players: lobby.Visible(e.Players, c.account, c.hidden)}))
+			if msg := c.view.Hear(e, h.players); msg != nil {
+				c.queue(msg)
 			}
 		}
 		if e.Kind == "players" {
@@ -252,29 +190,11 @@ func (s *Server) sendPools(ctx context.Context) {
 	for c := range h.conns {
 		msg, ok := byAccount[c.account]
 		if !ok {
-			msg = mustMarshal(map[string]any{"type": "pools", "pools": pools(c.account)})
+			msg = lobby.Message(map[string]any{"type": "pools", "pools": pools(c.account)})
 			byAccount[c.account] = msg
 		}
 		c.queue(msg)
 	}
-}
-
-// lobbyMessage is the whole lobby as account me sees it, as the first
-// message of a connection, and what that connection must not see.
-func (s *Server) lobbyMessage(ctx context.Context, me string) ([]byte, map[string]bool, error) {
-	st, err := s.lobby.State(ctx, me)
-	if err != nil {
-		return nil, nil, err
-	}
-	hidden := map[string]bool{}
-	for _, id := range st.Hidden {
-		hidden[id] = true
-	}
-	msg := mustMarshal(struct {
-		Type string `json:"type"`
-		*lobby.State
-	}{"lobby", st})
-	return msg, hidden, nil
 }
 
 // lobbyResync sends every lobby connection here the whole lobby again,
@@ -288,13 +208,13 @@ func (s *Server) lobbyResync() {
 	}
 	h.mu.Unlock()
 	for _, c := range conns {
-		msg, hidden, err := s.lobbyMessage(s.ctx, c.account)
+		msg, hidden, err := s.lobby.Welcome(s.ctx, c.account)
 		if err != nil {
 			c.drop() // it reconnects and gets the lobby then
 			continue
 		}
 		h.mu.Lock()
-		c.hidden = hidden
+		c.view.Hide(hidden)
 		h.mu.Unlock()
 		c.queue(msg)
 	}
@@ -318,6 +238,7 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &lobbyConn{account: me, signed: signed, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
+	c.view = lobby.Listener{Account: me, Hears: c.hears}
 	if signed != nil {
 		signed.drop = func(e ending) { c.end.set(e); c.drop() }
 	}
@@ -339,13 +260,13 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 			s.log.Warn("recording a lobby connection", "err", err)
 		}
 	}
-	first, hidden, err := s.lobbyMessage(r.Context(), me)
+	first, hidden, err := s.lobby.Welcome(r.Context(), me)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	h.mu.Lock()
-	c.hidden = hidden
+	c.view.Hide(hidden)
 	h.mu.Unlock()
 	ws, ctx, cancel, err := s.acceptLive(w, r)
 	if err != nil {
