@@ -157,7 +157,7 @@ func SeatPlayer(seat game.GameSeat, name string, now time.Time) Player {
 	}
 	v := Player{Name: a.Name, Bot: a.Bot, Provisional: true}
 	if a.Status == deleted || a.Name == "" {
-		v.Name = standing.DeletedPlayer
+		v.Name = game.DeletedPlayer
 	}
 	p := ratings.Params()
 	r := float64(Shown(p.InitialRating)) // a new player's, provisional

@@ -7,7 +7,6 @@ import (
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/play/game"
-	"github.com/endodoi/endodoi/players/standing"
 )
 
 // A seat's account is shown by its name and rating, a deleted one as a
@@ -25,7 +24,7 @@ func TestSeatPlayer(t *testing.T) {
 		t.Errorf("a new player's seat: %+v", p)
 	}
 	gone := SeatPlayer(game.GameSeat{Account: &game.SeatAccount{ID: "b", Status: account.Deleted}}, "Baraka", now)
-	if gone.Name != standing.DeletedPlayer {
+	if gone.Name != game.DeletedPlayer {
 		t.Errorf("a deleted account's seat: %+v", gone)
 	}
 	// A game between guests shows no players; one with an account does.

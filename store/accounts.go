@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/account"
-	"github.com/endodoi/endodoi/players/standing"
+	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
 )
 
@@ -93,7 +93,7 @@ type SeatGame struct {
 
 // DeletedPlayer is the name of the player of a deleted account in its
 // games.
-const DeletedPlayer = standing.DeletedPlayer
+const DeletedPlayer = game.DeletedPlayer
 
 // accountsVersion is the schema version that has the accounts.
 const accountsVersion = 5

@@ -17,12 +17,13 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/bot"
 	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
 )
 
 func TestBotUsage(t *testing.T) {
-	t.Setenv(botTokenEnv, "")
+	t.Setenv(bot.TokenEnv, "")
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte("bot_"+strings.Repeat("A", 43)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -65,7 +66,7 @@ func TestBotUsage(t *testing.T) {
 		t.Errorf("a token that is not a bot's: exit %d, %q", code, errOut)
 	}
 	code, out, _ := run(t, "", "help", "bot")
-	if code != 0 || !strings.Contains(out, "endodoi bot --server https://example.org --level 5 -- endodoi engine") || !strings.Contains(out, botTokenEnv) {
+	if code != 0 || !strings.Contains(out, "endodoi bot --server https://example.org --level 5 -- endodoi engine") || !strings.Contains(out, bot.TokenEnv) {
 		t.Errorf("help bot: exit %d:\n%s", code, out)
 	}
 }
@@ -109,7 +110,7 @@ func TestBotCommandPlays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(botTokenEnv, token)
+	t.Setenv(bot.TokenEnv, token)
 	t.Setenv(serveMainEnv, "1") // for the engine's process: this binary runs endodoi engine
 	ctx, stopBot := context.WithCancel(context.Background())
 	var stderr syncBuffer

@@ -8,6 +8,7 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/internal/terminal"
+	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -138,4 +139,19 @@ func adminAccount(ctx context.Context, dbURL, dataDir, action, name string, out 
 	}
 	_, err = io.WriteString(out, done)
 	return err
+}
+
+// adminReports lists the latest reports of games, for the site's
+// operator (lobby.WriteReports).
+func adminReports(ctx context.Context, dbURL, dataDir string, out io.Writer) error {
+	st, err := store.OpenURL(ctx, dbURL, dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	reps, err := st.Reports(ctx, lobby.MaxReportsListed)
+	if err != nil {
+		return err
+	}
+	return lobby.WriteReports(out, reps)
 }

@@ -64,7 +64,7 @@ var egtbCommand = &command{
 				}
 				limit := uint64(*memory * (1 << 30))
 				if !set["memory"] {
-					limit = machineMemory()
+					limit = egtb.MachineMemory()
 				}
 				return egtbBuild(ctx, env, progress, egtb.Options{Holes: *holes, MaxSeeds: *maxSeeds, Rules: r, Dir: *dir, Workers: *workers,
 					Memory: limit})

@@ -197,6 +197,10 @@ type RatingChange struct {
 	Before, After Rating
 }
 
+// DeletedPlayer is the name of the player of a deleted account in its
+// games.
+const DeletedPlayer = "deleted player"
+
 // SeatAccount is the account that holds a seat.
 type SeatAccount struct {
 	ID, Name string // Name is "" once deleted

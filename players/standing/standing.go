@@ -11,10 +11,6 @@ import (
 	"github.com/endodoi/endodoi/rules"
 )
 
-// DeletedPlayer is the name of the player of a deleted account in its
-// games.
-const DeletedPlayer = "deleted player"
-
 // PlayerRating is an account's rating in one category.
 type PlayerRating struct {
 	Category string

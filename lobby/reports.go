@@ -1,42 +1,33 @@
-package cli
+package lobby
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/endodoi/endodoi/store"
+	"github.com/endodoi/endodoi/lobby/seek"
+	"github.com/endodoi/endodoi/play/game"
 )
 
-// maxReportsListed is how many reports endodoi admin reports lists, the
-// latest first.
-const maxReportsListed = 200
+// MaxReportsListed is how many reports the site's operator is shown, the
+// latest first (endodoi admin reports).
+const MaxReportsListed = 200
 
-// adminReports lists the latest reports of games, for the site's
-// operator: when, the game, who reported it, why and what they wrote.
-func adminReports(ctx context.Context, dbURL, dataDir string, out io.Writer) error {
-	st, err := store.OpenURL(ctx, dbURL, dataDir)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	reps, err := st.Reports(ctx, maxReportsListed)
-	if err != nil {
-		return err
-	}
+// WriteReports writes reps for the site's operator, a report a line:
+// when, the game, who reported it, why and what they wrote.
+func WriteReports(w io.Writer, reps []seek.Report) error {
 	if len(reps) == 0 {
-		_, err := fmt.Fprintln(out, "no reports")
+		_, err := fmt.Fprintln(w, "no reports")
 		return err
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REPORTED\tGAME\tBY\tREASON\tTEXT")
 	for _, r := range reps {
 		by := r.By.Name
 		if by == "" {
-			by = store.DeletedPlayer
+			by = game.DeletedPlayer
 		}
 		// The text is the reporter's: quoted, on one line, so that it
 		// cannot forge lines of its own.

@@ -1,4 +1,4 @@
-package cli
+package egtb
 
 import (
 	"bufio"
@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// machineMemory returns the machine's memory in bytes, as the kernel
+// MachineMemory returns the machine's memory in bytes, as the kernel
 // reports it in /proc/meminfo, or 0 where it cannot tell.
-func machineMemory() uint64 {
+func MachineMemory() uint64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0
