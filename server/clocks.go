@@ -29,6 +29,17 @@ const outage = Heartbeat + Heartbeat/2
 // not by a timer on every instance racing the others.
 const flagGrace = 2 * time.Second
 
+// grace is how long after a clock falls this instance flags a game whose
+// last change it did not make itself: flagGrace when other instances may
+// share the store, none when it is alone (then it made every change, if
+// not before a restart).
+func (s *Server) grace() time.Duration {
+	if s.notifier == nil {
+		return 0
+	}
+	return flagGrace
+}
+
 // clockWatch keeps a timer for each online game whose clock runs, so that
 // a flag falls on time whether or not anyone is connected.
 type clockWatch struct {
@@ -111,7 +122,7 @@ func (s *Server) flag(id string) {
 		up, err := s.table.TimeIsUp(ctx, g, s.clock.Now())
 		if err == nil && !up {
 			// Changed since, perhaps on another instance, which flags it.
-			s.clocks.watch(s, g, flagGrace)
+			s.clocks.watch(s, g, s.grace())
 		}
 		return err
 	})
@@ -119,7 +130,7 @@ func (s *Server) flag(id string) {
 		// Another instance changed the game first (perhaps ending it on
 		// time itself): watch it as it is now.
 		err = s.table.With(ctx, id, func(g *play.Game) error {
-			s.clocks.watch(s, g, flagGrace)
+			s.clocks.watch(s, g, s.grace())
 			return nil
 		})
 	}

@@ -496,8 +496,8 @@ func TestPoolTilesKeepWordsWhole(t *testing.T) {
 	}
 }
 
-// TestNoticesDoNotPileUp: the notices of challenges show the newest first
-// and fold the older ones; acting on one clears it; the answers to a
+// TestNoticesDoNotPileUp: the notices of challenges show the newest first,
+// under the one that declines them all, and fold the older ones; acting on one clears it; the answers to a
 // player's challenges are one notice, and the answers close all at once;
 // an accepted challenge's notice goes once its game is left. On a phone.
 func TestNoticesDoNotPileUp(t *testing.T) {
@@ -535,7 +535,11 @@ func TestNoticesDoNotPileUp(t *testing.T) {
 			t.Errorf("%s: the notices shown are %q, want them to start %q", when, got, starts)
 		}
 	}
-	wantShown("five challenges", "Rival5 challenges you", "Rival4 challenges you", "Rival3 challenges you")
+	// The challenges' own notice, to decline them all, comes first; then
+	// the three newest, each challenger with a rating (new players' 1,500,
+	// provisional).
+	challenges := func(name string) string { return name + " (\u20661,500?\u2069) challenges you" }
+	wantShown("five challenges", "5 challenges wait for your answer.", challenges("Rival5"), challenges("Rival4"), challenges("Rival3"))
 	if got := p.text("#notices .notices-more > summary"); got != "2 more notices" {
 		t.Errorf("the folded notices are summed up as %q", got)
 	}
@@ -543,7 +547,7 @@ func TestNoticesDoNotPileUp(t *testing.T) {
 	// Declined from its notice: gone; the next folded one shows.
 	p.tap("#notices .notice.incoming .ch-decline")
 	p.waitFor("four challenges", `document.querySelectorAll("#notices .notice.incoming").length === 4`)
-	wantShown("one declined", "Rival4 challenges you", "Rival3 challenges you", "Rival2 challenges you")
+	wantShown("one declined", "4 challenges wait for your answer.", challenges("Rival4"), challenges("Rival3"), challenges("Rival2"))
 	for i := 1; i <= 4; i++ {
 		rivals[fmt.Sprintf("Rival%d", i)].call("POST", "/api/challenges/"+ids[i-1]+"/cancel", "", http.StatusOK, nil)
 	}

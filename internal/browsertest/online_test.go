@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/store"
 )
 
 // onlineView is the "online" part of an online game in the API.
@@ -211,6 +213,39 @@ func (a *app) apiMove(id string, tokens map[string]string) {
 	}
 }
 
+// changeOnline changes the online state of game id in the store, with
+// the server stopped, and starts the server again in place: a running
+// server keeps the games it serves in memory, and is told of a change
+// only by the instance that made it. While it is down, each of pages
+// says it is reconnecting (a page that still thinks itself connected when
+// the server is back might act before it knows better); they reconnect
+// by themselves. The server is down for a moment only, so the running
+// clocks are not given the time back.
+func (a *app) changeOnline(id string, change func(o *game.Online), pages ...*page) {
+	a.t.Helper()
+	a.restartInPlace(func() {
+		for _, p := range pages {
+			p.waitFor("the page to say it is reconnecting", `document.querySelector("#live-state").textContent.includes("Reconnecting")`)
+		}
+		ctx := context.Background()
+		st, err := store.Open(ctx, a.dbPath)
+		if err != nil {
+			a.t.Fatalf("opening the store %s: %v", a.dbPath, err)
+		}
+		defer st.Close()
+		g, err := st.Game(ctx, id)
+		if err != nil {
+			a.t.Fatalf("reading game %s: %v", id, err)
+		}
+		o := *g.Online
+		change(&o)
+		ply := len(g.Moves)
+		if err := st.Update(ctx, id, game.Change{Ply: ply, Rev: o.Rev, From: ply, Result: g.Result, Online: &o}); err != nil {
+			a.t.Fatalf("changing game %s: %v", id, err)
+		}
+	})
+}
+
 // heldToken is the token of the seat the page's browser holds in game id.
 func (p *page) heldToken(id string) string {
 	p.t.Helper()
@@ -339,8 +374,9 @@ func TestOnlineGame(t *testing.T) {
 
 // TestOnlineClockRunsOut makes a timed game through the API, plays the two
 // untimed moves, then winds the running clock back to a few seconds (in
-// the store, as the server's own tests do): the page counts down, marks
-// the low time, and shows the loss on time the server declares.
+// the store, the server stopped, as the server's own tests do): the page
+// counts down, marks the low time, and shows the loss on time the server
+// declares.
 func TestOnlineClockRunsOut(t *testing.T) {
 	a := startApp(t)
 	id, tokens, _ := a.apiOnlineGame(`{"online": true, "holes": 4, "seeds": 2, "side": "s", "first": "s", "name": "Naserian",
@@ -361,21 +397,10 @@ func TestOnlineClockRunsOut(t *testing.T) {
 	}
 	p.waitFor("South's clock running", `document.querySelector("#clock-south").classList.contains("running")`)
 
-	// Three seconds left for South; North's draw offer makes the server
-	// look at the clock again.
-	ctx := context.Background()
-	stored, err := a.st.Game(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := *stored.Online
-	o.TurnStart = time.Now().Add(-57 * time.Second)
-	if err := a.st.Update(ctx, id, game.Change{Ply: 2, Rev: o.Rev, From: 2, Result: "*", Online: &o}); err != nil {
-		t.Fatal(err)
-	}
-	if code := a.seatAPI("POST", "/api/games/"+id+"/actions", tokens["n"], `{"action": "draw-offer", "ply": 2}`); code != http.StatusOK {
-		t.Fatalf("North's draw offer: status %d", code)
-	}
+	// Three seconds left for South: the server, started again, looks at
+	// the clock; the page reconnects.
+	p.allowConsole(`WebSocket connection to .* failed`)
+	a.changeOnline(id, func(o *game.Online) { o.TurnStart = time.Now().Add(-57 * time.Second) }, p)
 	p.waitFor("South's clock in low time", `document.querySelector("#clock-south").classList.contains("low")`)
 	p.waitFor("the loss on time", `!document.querySelector("#result").hidden`)
 	if got := p.text("#result"); !containsFold(got, "Naserian lost on time") || !containsFold(got, "Sironka wins") {

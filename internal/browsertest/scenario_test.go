@@ -5,7 +5,6 @@ package browsertest
 // offers, a takeback, a reload and a server restart, in one run.
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -355,18 +354,12 @@ func TestPlayersScenario(t *testing.T) {
 	lap("resignation and rematch")
 
 	// The rematch: Bob moves first and, once the clocks run, lets his run
-	// out. His time is cut to seconds (in the store, before the first move)
-	// so that the test need not wait minutes.
+	// out. His time is cut to seconds (in the store, before the first move,
+	// the server stopped a moment) so that the test need not wait minutes.
 	sc.id = next
-	ctx := context.Background()
-	stored, err := a.st.Game(ctx, next)
-	if err != nil {
-		t.Fatalf("reading the rematch: %v", err)
-	}
-	o := *stored.Online
-	o.Left[rules.North] = 6 * time.Second
-	if err := a.st.Update(ctx, next, game.Change{Ply: 0, Rev: o.Rev, From: 0, Result: "*", Online: &o}); err != nil {
-		t.Fatalf("cutting Bob's time: %v", err)
+	a.changeOnline(next, func(o *game.Online) { o.Left[rules.North] = 6 * time.Second }, alice, bob, watcher)
+	for side, p := range sc.pages {
+		p.waitFor(sc.who[side]+" to reconnect to the rematch", `!document.querySelector("#live-state").textContent.includes("Reconnecting")`)
 	}
 	g = sc.move()
 	if g.Moves[0] < "A" || g.Moves[0] > "Z" {
