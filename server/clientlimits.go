@@ -62,6 +62,21 @@ func (s *Server) creationLimited(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// lobbyLimited wraps a lobby's write with the client's budget l, whose
+// refusal says what "too many" of (and the limit); clients on this
+// machine are not limited (limits.Limited).
+func (s *Server) lobbyLimited(l *limits.Limiter, what string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if client := clientOf(r, s.trustProxy); limits.Limited(client) {
+			if ok, wait := l.Allow(client, time.Now()); !ok {
+				s.fail(w, r, limits.TooMany(wait, "too many %s; try again in %s", what, limits.WaitText(wait)))
+				return
+			}
+		}
+		h(w, r)
+	}
+}
+
 // codeWriter records the status a handler answers with.
 type codeWriter struct {
 	http.ResponseWriter

@@ -9,7 +9,6 @@ package server
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/lobby"
@@ -36,21 +35,6 @@ const (
 // playerOf is account a as the lobby knows it.
 func playerOf(a *store.Account) seek.Player {
 	return seek.Player{ID: a.ID, Name: a.Name, Bot: a.Kind == store.AccountBot}
-}
-
-// lobbyLimited wraps a lobby's write with the client's budget l, whose
-// refusal says what "too many" of (and the limit); clients on this
-// machine are not limited (limits.Limited).
-func (s *Server) lobbyLimited(l *limits.Limiter, what string, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if client := clientOf(r, s.trustProxy); limits.Limited(client) {
-			if ok, wait := l.Allow(client, time.Now()); !ok {
-				s.fail(w, r, limits.TooMany(wait, "too many %s; try again in %s", what, limits.WaitText(wait)))
-				return
-			}
-		}
-		h(w, r)
-	}
 }
 
 // asking returns the account a request speaks for, or "" for nobody (a

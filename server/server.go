@@ -1,7 +1,10 @@
 // Package server is the JSON HTTP API and the live WebSocket of the
-// browser game (docs/api.md): games played through package play, stored in
-// package store, with the computer's moves, hints and analysis from
-// package engine.
+// browser game (docs/api.md): it translates each request and live
+// message into calls of the domains (package play for the games, lobby,
+// account, players, analysis for the engine's work) over package store,
+// and what they return into JSON; and it carries each change to the live
+// connections here and, through the store's notices, on the other
+// instances (docs/architecture.md).
 //
 // Every request that changes a game loads it under the game's lock and
 // hands the change to package play, which checks it and commits it to the

@@ -1,8 +1,9 @@
-// Package cli implements the endodoi command's subcommands: their options,
-// the wiring of the packages that do the work (rules, engine, egtb, store,
-// arena, ...) and the printing of what those return. Package main only
-// wires Run to the process, so that tests can drive every subcommand with
-// plain readers and writers.
+// Package cli implements the endodoi command's subcommands: the wiring of
+// the packages that do the work (rules, engine, egtb, store, arena, ...),
+// which read the options of the larger commands themselves (serve, bot,
+// loadtest, arena, tune, play), and the printing of what those return.
+// Package main only wires Run to the process, so that tests can drive
+// every subcommand with plain readers and writers.
 package cli
 
 import (
