@@ -52,7 +52,13 @@ var rules = []rule{
 		"a domain speaks no HTTP: the server translates"},
 	{[]string{"store"}, []string{"rating", "ratings", "play", "server", "api", "net/http"},
 		"the store keeps data and transactions, not rules"},
+	{[]string{"bus"}, []string{"rules", "rating", "ratings", "play/...", "account", "lobby", "server", "api", "net/http"},
+		"the bus carries the instances' notices as bytes: no rules, no HTTP"},
 }
+
+// brokers are the message buses' client libraries, which only package bus
+// imports: the server sees a bus.Bus.
+var brokers = []string{"github.com/nats-io/", "github.com/redis/"}
 
 // matches reports whether package p is one of pattern's.
 func matches(pattern, p string) bool {
@@ -91,6 +97,11 @@ func TestImports(t *testing.T) {
 			}
 			if d == module+"internal/cli" && p != "cmd/endodoi" {
 				t.Errorf("%s imports internal/cli: only cmd/endodoi runs it", p)
+			}
+			for _, b := range brokers {
+				if strings.HasPrefix(d, b) && p != "bus" {
+					t.Errorf("%s imports %s: only bus speaks to a message bus", p, d)
+				}
 			}
 		}
 	}
