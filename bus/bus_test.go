@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,14 @@ type heard struct {
 // listens.
 func listen(t *testing.T, b Bus) *heard {
 	t.Helper()
+	h := startListening(t, b)
+	h.until(t, "the first catching up", func(_ []string, gaps int) bool { return gaps > 0 })
+	waitFor(t, "the bus listening", func() bool { return b.Listening() == nil })
+	return h
+}
+
+// startListening starts b's Listen until the test ends.
+func startListening(t *testing.T, b Bus) *heard {
 	h := &heard{changed: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -97,8 +106,6 @@ func listen(t *testing.T, b Bus) *heard {
 		cancel()
 		<-done
 	})
-	h.until(t, "the first catching up", func(_ []string, gaps int) bool { return gaps > 0 })
-	waitFor(t, "the bus listening", func() bool { return b.Listening() == nil })
 	return h
 }
 
@@ -264,6 +271,34 @@ func TestBusRestart(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// An instance whose bus is down when it starts opens it all the same,
+// and listens once the bus is there, catching up then.
+func TestBusStartsDown(t *testing.T) {
+	for _, kind := range []string{bustest.NATS, bustest.Redis} {
+		t.Run(kind, func(t *testing.T) {
+			open, addr := openers(t, kind)
+			proxy := pgtest.NewProxy(t, addr)
+			proxy.Refuse(true)
+			a, b := open(t, proxy.Addr()), open(t, "")
+			hb := listen(t, b)
+			h := startListening(t, a)
+			time.Sleep(300 * time.Millisecond)
+			if a.Listening() == nil {
+				t.Fatal("listening through a proxy that refuses")
+			}
+			if s := a.Stats(); s.Outages != 1 {
+				t.Errorf("stats while down: %+v, want 1 outage", s)
+			}
+			proxy.Refuse(false)
+			h.until(t, "A catching up once the bus is there", func(_ []string, g int) bool { return g > 0 })
+			waitFor(t, "A listening", func() bool { return a.Listening() == nil })
+			b.Notify(context.Background(), "b0")
+			h.until(t, "A hearing B", func(ns []string, _ int) bool { return slices.Contains(ns, "b0") })
+			hb.until(t, "B hearing itself", func(ns []string, _ int) bool { return slices.Contains(ns, "b0") })
+		})
 	}
 }
 
