@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,7 +36,20 @@ const (
 	redisBatch = 256
 )
 
+// redisLog takes the Redis client's own messages (its dials failing,
+// every try) off standard error: the bus logs each outage once. The
+// client's logger is the process's; the first bus opened sets it.
+var redisLog sync.Once
+
+// debugLog writes the Redis client's messages at debug level.
+type debugLog struct{ log *slog.Logger }
+
+func (d debugLog) Printf(ctx context.Context, format string, v ...any) {
+	d.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+}
+
 func openRedis(u *url.URL, channel string, log *slog.Logger) (*redisBus, error) {
+	redisLog.Do(func() { redis.SetLogger(debugLog{log}) })
 	opts, err := redis.ParseURL(u.String())
 	if err != nil {
 		return nil, fmt.Errorf("bus %s: %w", u.Redacted(), err)

@@ -36,10 +36,12 @@ type clockWatch struct {
 	timers map[string]flagTimer
 }
 
-// flagTimer is the timer of a game's clock, and when it is due.
+// flagTimer is the timer of a game's clock, when it is due, and the
+// game's revision it was armed for.
 type flagTimer struct {
 	clock.Timer
 	due time.Time
+	rev int64
 }
 
 // watch (re)schedules the timer of game g and notes its position
@@ -52,15 +54,23 @@ func (cw *clockWatch) watch(s *Server, g *play.Game, grace time.Duration) {
 	if !at.IsZero() {
 		at = at.Add(grace)
 	}
-	cw.at(s, g.ID(), at)
+	var rev int64
+	if o := g.Online(); o != nil {
+		rev = o.Rev
+	}
+	cw.at(s, g.ID(), at, rev)
 }
 
-// at (re)schedules the timer of game id to flag it at at, or stops it for
-// a zero at.
-func (cw *clockWatch) at(s *Server, id string, at time.Time) {
+// at (re)schedules the timer of game id, at revision rev, to flag it at
+// at, or stops it for a zero at. A timer armed for a later revision stays:
+// the notice of an older change arrived out of order.
+func (cw *clockWatch) at(s *Server, id string, at time.Time, rev int64) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	if t, ok := cw.timers[id]; ok {
+		if rev < t.rev {
+			return
+		}
 		t.Stop()
 		delete(cw.timers, id)
 	}
@@ -69,7 +79,7 @@ func (cw *clockWatch) at(s *Server, id string, at time.Time) {
 	}
 	// A little after, so that the flag has surely fallen.
 	due := at.Add(10 * time.Millisecond)
-	cw.timers[id] = flagTimer{s.clock.AfterFunc(due.Sub(s.clock.Now()), func() { s.flag(id) }), due}
+	cw.timers[id] = flagTimer{s.clock.AfterFunc(due.Sub(s.clock.Now()), func() { s.flag(id) }), due, rev}
 }
 
 // due returns when the timer of game id is due, if one is armed.

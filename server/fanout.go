@@ -190,7 +190,7 @@ func (s *Server) handleNotice(n notice) {
 		if n.Deadline > 0 {
 			at = time.UnixMilli(n.Deadline).Add(flagGrace)
 		}
-		s.clocks.at(s, n.Game, at)
+		s.clocks.at(s, n.Game, at, n.Rev)
 		s.positions.set(n.Game, n.Position, n.Laps, n.Rev)
 	}
 	if s.live.has(n.Game) {

@@ -14,6 +14,13 @@ import (
 	"github.com/endodoi/endodoi/store"
 )
 
+// sharedStore is a store that several instances share (store.Postgres):
+// it reads the games' revisions, and carries notices unless a bus does.
+type sharedStore interface {
+	store.Notifier
+	Listening() error
+}
+
 // noticeSender is a store that can hand the notices of its changes to a
 // bus after their commit (store.Postgres).
 type noticeSender interface {

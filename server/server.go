@@ -133,11 +133,10 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.lobbyRoutes()
 	s.ratingRoutes()
 	var notice func(play.Notice) string
-	if n, ok := st.(store.Notifier); ok {
+	if n, ok := st.(sharedStore); ok {
 		s.notifier, s.instance, notice = n, newID(), s.noticeOf
-		s.bus = o.Bus
-		if p, ok := st.(bus.Postgres); ok && s.bus == nil {
-			s.bus = bus.NewPostgres(p)
+		if s.bus = o.Bus; s.bus == nil {
+			s.bus = bus.NewPostgres(n)
 		}
 		if sn, ok := st.(noticeSender); ok && !s.bus.Transactional() {
 			// The notice of a change is published once it has committed.
