@@ -106,18 +106,11 @@ func newMetrics(reg prometheus.Registerer, s *Server) *metrics {
 	if p, ok := s.store.(store.Pooled); ok {
 		cs = append(cs, &poolCollector{p: p})
 	}
-	// A store that several instances share (store.Postgres) listens to
-	// their notices.
-	if l, ok := s.store.(listening); ok {
-		cs = append(cs, m.noticeLag, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_notice_listening",
-			Help: "1 while this instance hears the other instances' notices.",
-		}, func() float64 {
-			if l.Listening() != nil {
-				return 0
-			}
-			return 1
-		}))
+	// A store that several instances share (store.Postgres) hears their
+	// notices on a bus.
+	if s.bus != nil {
+		cs = append(cs, m.noticeLag)
+		cs = append(cs, s.busMetrics()...)
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
