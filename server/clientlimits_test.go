@@ -524,8 +524,12 @@ func mustJSON(v any) string {
 
 // Two instances: a game played through one is not analysed by the other.
 func TestInstancesRefuseAnalysisOfALiveGame(t *testing.T) {
+	forEachBus(t, testInstancesRefuseAnalysisOfALiveGame)
+}
+
+func testInstancesRefuseAnalysisOfALiveGame(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
-	a, b := startInstance(t, url), startInstance(t, url)
+	a, b := startInstanceOn(t, url, busURL, nil), startInstanceOn(t, url, busURL, nil)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 6}`)
 	for len(g.Moves) < analysis.LivePly {

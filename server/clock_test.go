@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // The shortest time controls players ask for, 1+0 and 2+1, are accepted
@@ -33,5 +34,29 @@ func TestShortTimeControls(t *testing.T) {
 		if cl := made.Game.Online.Clocks; cl.South != int64(c.minutes)*60000 || cl.North != cl.South {
 			t.Errorf("%d+%d: the clocks start at %+v", c.minutes, c.increment, cl)
 		}
+	}
+}
+
+// A notice of an older change that arrives after a newer one (out of
+// order, as a message bus may deliver it) leaves the clock's timer as the
+// newer change set it; a newer one resets it.
+func TestClockTimerKeepsTheNewestRevision(t *testing.T) {
+	ts := newTestServer(t)
+	s, id := ts.srv, "0123456789abcdef"
+	defer s.clocks.stopAll()
+	soon := time.Now().Add(time.Hour)
+	s.clocks.at(s, id, soon, 5)
+	s.clocks.at(s, id, time.Time{}, 4) // the notice of revision 4, late
+	if due, ok := s.clocks.due(id); !ok || !due.After(soon) {
+		t.Fatalf("after an older notice: due %v (%t), want the timer of revision 5", due, ok)
+	}
+	later := soon.Add(time.Minute)
+	s.clocks.at(s, id, later, 3)
+	if due, _ := s.clocks.due(id); due.After(later) {
+		t.Errorf("an older notice moved the timer to %v", due)
+	}
+	s.clocks.at(s, id, time.Time{}, 6)
+	if due, ok := s.clocks.due(id); ok {
+		t.Errorf("after revision 6 stopped the clock: due %v", due)
 	}
 }

@@ -102,7 +102,7 @@ func (s *Server) notify(n notice) {
 	data, _ := json.Marshal(n) // plain data: it always marshals
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
 	defer cancel()
-	if err := s.notifier.Notify(ctx, string(data)); err != nil {
+	if err := s.bus.Notify(ctx, string(data)); err != nil {
 		s.log.Warn("telling the other instances of a change", "game", n.Game, "err", err)
 	}
 }

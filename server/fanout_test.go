@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/bus"
+	"github.com/endodoi/endodoi/internal/bustest"
 	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/play"
@@ -24,17 +26,62 @@ type instance struct {
 	web *httptest.Server
 }
 
-func startInstance(t *testing.T, url string) *instance { return startInstanceWith(t, url, nil) }
+// startInstance starts a server on the PostgreSQL database at url, its
+// notices carried by the database's NOTIFY.
+func startInstance(t *testing.T, url string) *instance { return startInstanceOn(t, url, "", nil) }
 
 // startInstanceWith is startInstance with setup, if not nil, called on
 // the store and the server before it starts.
 func startInstanceWith(t *testing.T, url string, setup func(*store.Postgres, *Server)) *instance {
+	return startInstanceOn(t, url, "", setup)
+}
+
+// forEachBus runs test once on each kind of bus (bustest.Kinds), as a
+// subtest named after it, with the URL of a bus of the subtest's own: ""
+// for PostgreSQL's NOTIFY, a channel of its own on NATS or Redis.
+func forEachBus(t *testing.T, test func(t *testing.T, busURL string)) {
+	for _, kind := range bustest.Kinds {
+		t.Run(kind, func(t *testing.T) { test(t, bustest.URL(t, kind)) })
+	}
+}
+
+// openTestBus opens the bus at busURL for a server of the test, closed
+// once the test's servers are: nil for "", the database's NOTIFY.
+func openTestBus(t testing.TB, busURL string) bus.Bus {
 	t.Helper()
+	if busURL == "" {
+		return nil
+	}
+	b, err := bus.Open(busURL, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// waitHearing waits, as a load balancer would (the instance's health
+// check says so), for srv to hear the others: notices sent before are
+// caught up on, not relayed as the events they were.
+func waitHearing(t testing.TB, srv *Server) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); srv.bus.Listening() != nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the instance does not hear the others (%s) after 30 s", srv.bus)
+		}
+	}
+}
+
+// startInstanceOn is startInstanceWith with the instances' notices on the
+// bus at busURL ("" for the database's NOTIFY).
+func startInstanceOn(t *testing.T, url, busURL string, setup func(*store.Postgres, *Server)) *instance {
+	t.Helper()
+	b := openTestBus(t, busURL)
 	st, err := store.OpenPostgres(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Bus: b})
 	if setup != nil {
 		setup(st, srv)
 	}
@@ -49,22 +96,17 @@ func startInstanceWith(t *testing.T, url string, setup func(*store.Postgres, *Se
 		srv.Close()
 		st.Close()
 	})
-	// As a load balancer would, wait for the instance to hear the others
-	// (its health check says so): notices sent before are caught up on,
-	// not relayed as the events they were.
-	for deadline := time.Now().Add(30 * time.Second); st.Listening() != nil; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the instance is not listening to the others after 30 s")
-		}
-	}
+	waitHearing(t, srv)
 	return in
 }
 
 // A game made on one instance is played from another, and each
 // instance's live clients see the other's moves, presence included.
-func TestInstancesShareLiveGames(t *testing.T) {
+func TestInstancesShareLiveGames(t *testing.T) { forEachBus(t, testInstancesShareLiveGames) }
+
+func testInstancesShareLiveGames(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
-	a, b := startInstance(t, url), startInstance(t, url)
+	a, b := startInstanceOn(t, url, busURL, nil), startInstanceOn(t, url, busURL, nil)
 	ta := &testServer{t: t, srv: a.srv}
 	tb := &testServer{t: t, srv: b.srv}
 	var c created
@@ -117,9 +159,11 @@ func TestInstancesShareLiveGames(t *testing.T) {
 
 // A clock started on an instance that is gone still falls: another
 // instance's check finds it.
-func TestInstancesKeepClocks(t *testing.T) {
+func TestInstancesKeepClocks(t *testing.T) { forEachBus(t, testInstancesKeepClocks) }
+
+func testInstancesKeepClocks(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
-	a, b := startInstance(t, url), startInstance(t, url)
+	a, b := startInstanceOn(t, url, busURL, nil), startInstanceOn(t, url, busURL, nil)
 	ta := &testServer{t: t, srv: a.srv}
 	var c created
 	ta.do("POST", "/api/games", `{"online": true, "holes": 6, "clock": {"minutes": 1}}`, &c)
@@ -234,13 +278,15 @@ func presenceCatchingUp(t *testing.T, before int, tell func(s *Server, id string
 // clock when it falls; another arms only a fallback, flagGrace later,
 // which the flag's notice stops; with that instance gone, the fallback
 // flags the game, dated when the clock fell.
-func TestOneFlagAClock(t *testing.T) {
+func TestOneFlagAClock(t *testing.T) { forEachBus(t, testOneFlagAClock) }
+
+func testOneFlagAClock(t *testing.T, busURL string) {
 	for _, gone := range []bool{false, true} {
 		t.Run(fmt.Sprintf("the mover's instance gone: %t", gone), func(t *testing.T) {
 			url := pgtest.NewDatabase(t)
 			fake := clock.NewFake(time.Date(2040, 1, 1, 9, 0, 0, 0, time.UTC))
 			withClock := func(_ *store.Postgres, s *Server) { s.clock, s.table.Clock = fake, fake }
-			a, b := startInstanceWith(t, url, withClock), startInstanceWith(t, url, withClock)
+			a, b := startInstanceOn(t, url, busURL, withClock), startInstanceOn(t, url, busURL, withClock)
 			ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 			g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 6, "clock": {"minutes": 1}}`)
 			for ply := range 2 {

@@ -21,9 +21,6 @@ const (
 // database.
 var errDatabase = errors.New("database unreachable")
 
-// listening is a store whose notice listener may be down (store.Postgres).
-type listening interface{ Listening() error }
-
 // Ready returns nil when the server can serve: its database answers a
 // ping within a second and, on a database that several instances share,
 // it hears the others' notices; and its vigil has not found it cut off
@@ -37,8 +34,11 @@ func (s *Server) Ready(ctx context.Context) error {
 			return fmt.Errorf("database unreachable: %w", err)
 		}
 	}
-	if l, ok := s.store.(listening); ok && s.notifier != nil {
-		if err := l.Listening(); err != nil {
+	// PostgreSQL's NOTIFY is the database: an instance that does not hear
+	// it is cut off. A message bus (NATS, Redis) down is caught up on
+	// through the database: the instance still serves.
+	if s.bus != nil && s.bus.Transactional() {
+		if err := s.bus.Listening(); err != nil {
 			return err
 		}
 	}
@@ -55,13 +55,12 @@ func (s *Server) Ready(ctx context.Context) error {
 // shares its database to hear the other instances: a client served
 // before that would miss the moves made through them.
 func (s *Server) WaitListening(ctx context.Context) error {
-	l, ok := s.store.(listening)
-	if !ok || s.notifier == nil {
+	if s.bus == nil {
 		return nil
 	}
 	deadline := time.Now().Add(listenWait)
 	for {
-		err := l.Listening()
+		err := s.bus.Listening()
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}

@@ -43,9 +43,11 @@ func instancePair(t *testing.T, ta, tb *testServer, body string) (gameView, [2]s
 // series at the same moment: exactly one next game is made, the other
 // request is refused with 409, and no game is left that the series' games
 // do not lead to.
-func TestInstancesRematchRace(t *testing.T) {
+func TestInstancesRematchRace(t *testing.T) { forEachBus(t, testInstancesRematchRace) }
+
+func testInstancesRematchRace(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
-	a, b := startInstance(t, url), startInstance(t, url)
+	a, b := startInstanceOn(t, url, busURL, nil), startInstanceOn(t, url, busURL, nil)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 4, "seeds": 2, "series": 99}`)
 	seriesID := g.Series.ID

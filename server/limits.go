@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/endodoi/endodoi/bus"
 	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/limits"
 )
@@ -67,6 +68,10 @@ type Options struct {
 	// Clock tells the time of the games' changes and arms the timers that
 	// flag their clocks; default clock.Real. Tests move a clock.Fake.
 	Clock clock.Clock
+	// Bus, with a store that several instances share, carries the
+	// notices between them (package bus); nil for the store's own,
+	// PostgreSQL's LISTEN/NOTIFY. The caller closes it after the server.
+	Bus bus.Bus
 }
 
 func (o Options) withDefaults() Options {

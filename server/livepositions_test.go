@@ -146,8 +146,12 @@ func TestNoAnalysisNearALiveOnlineGame(t *testing.T) {
 // one are not analysed by the other, which learns the position from the
 // notice of each move.
 func TestInstancesRefuseAnalysisNearALiveGame(t *testing.T) {
+	forEachBus(t, testInstancesRefuseAnalysisNearALiveGame)
+}
+
+func testInstancesRefuseAnalysisNearALiveGame(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
-	a, b := startInstance(t, url), startInstance(t, url)
+	a, b := startInstanceOn(t, url, busURL, nil), startInstanceOn(t, url, busURL, nil)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := liveGameAt(t, ta, 8)
 	// B tells its live client of the move, from its notice or from the

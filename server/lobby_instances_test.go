@@ -12,16 +12,21 @@ import (
 	"github.com/endodoi/endodoi/store"
 )
 
-// lobbyInstances starts two servers on one new PostgreSQL database.
-func lobbyInstances(t *testing.T, grace time.Duration) (a, b *lobbySite) {
+// lobbyInstances starts two servers on one new PostgreSQL database, their
+// notices on the bus at busURL ("" for the database's NOTIFY), once they
+// hear each other.
+func lobbyInstances(t *testing.T, grace time.Duration, busURL string) (a, b *lobbySite) {
 	t.Helper()
 	url := pgtest.NewDatabase(t)
 	open := func() *lobbySite {
+		bs := openTestBus(t, busURL)
 		st, err := store.OpenPostgres(context.Background(), url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return startLobbySite(t, st, grace)
+		site := startLobbySiteOn(t, st, grace, bs)
+		waitHearing(t, site.srv)
+		return site
 	}
 	return open(), open()
 }
@@ -31,8 +36,10 @@ func lobbyInstances(t *testing.T, grace time.Duration) (a, b *lobbySite) {
 // seek lives while its owner holds a socket on either; many accepts
 // through both make one game; players in a pool through both are each
 // paired once.
-func TestLobbyInstances(t *testing.T) {
-	a, b := lobbyInstances(t, time.Second)
+func TestLobbyInstances(t *testing.T) { forEachBus(t, testLobbyInstances) }
+
+func testLobbyInstances(t *testing.T, busURL string) {
+	a, b := lobbyInstances(t, time.Second, busURL)
 	amina, baraka := a.player("Amina"), a.player("Baraka")
 	aminaB := amina.on(b)
 	watcherA := a.dial(nil)
@@ -114,8 +121,10 @@ func TestLobbyInstances(t *testing.T) {
 // An account deleted through one instance leaves the lobby of the other
 // at once: its challenges go from its targets' sockets there, its seeks
 // from every socket.
-func TestLobbyWithdrawInstances(t *testing.T) {
-	a, b := lobbyInstances(t, time.Minute)
+func TestLobbyWithdrawInstances(t *testing.T) { forEachBus(t, testLobbyWithdrawInstances) }
+
+func testLobbyWithdrawInstances(t *testing.T, busURL string) {
+	a, b := lobbyInstances(t, time.Minute, busURL)
 	amina, victim := a.player("Amina"), a.player("Victim")
 	vs := b.dial(victim.on(b))
 	watcher := b.dial(nil)

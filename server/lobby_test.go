@@ -18,6 +18,7 @@ import (
 
 	"github.com/endodoi/endodoi/account"
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/bus"
 	"github.com/endodoi/endodoi/lobby"
 	"github.com/endodoi/endodoi/store"
 )
@@ -44,7 +45,14 @@ func newLobbySite(t testing.TB, grace time.Duration) *lobbySite {
 
 func startLobbySite(t testing.TB, st store.Store, grace time.Duration) *lobbySite {
 	t.Helper()
-	srv := New(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return startLobbySiteOn(t, st, grace, nil)
+}
+
+// startLobbySiteOn is startLobbySite with the instances' notices on b
+// (nil for the database's NOTIFY).
+func startLobbySiteOn(t testing.TB, st store.Store, grace time.Duration, b bus.Bus) *lobbySite {
+	t.Helper()
+	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Bus: b})
 	srv.lobby.SetGrace(grace)
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := srv.Start(ctx); err != nil {

@@ -120,7 +120,7 @@ func (s *Server) lobbyNotify(events []lobby.Event) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
 	defer cancel()
-	if err := s.notifier.Notify(ctx, text); err != nil {
+	if err := s.bus.Notify(ctx, text); err != nil {
 		s.log.Warn("telling the other instances of the lobby", "err", err)
 	}
 }

@@ -331,14 +331,15 @@ func BenchmarkMoveRoundTripMetrics(b *testing.B) {
 
 // startMeteredInstance is startInstance with metrics, served at the
 // returned URL.
-func startMeteredInstance(t *testing.T, url string) (*instance, string) {
+func startMeteredInstance(t *testing.T, url, busURL string) (*instance, string) {
 	t.Helper()
+	b := openTestBus(t, busURL)
 	st, err := store.OpenPostgres(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Metrics: reg})
+	srv := NewWithOptions(st, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Metrics: reg, Bus: b})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := srv.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -361,10 +362,12 @@ func startMeteredInstance(t *testing.T, url string) (*instance, string) {
 // Two instances on one PostgreSQL database: the notices of A's moves
 // reach B, which measures their lag; each counts its own moves, commits
 // one change at a time, and shows its pool.
-func TestMetricsInstances(t *testing.T) {
+func TestMetricsInstances(t *testing.T) { forEachBus(t, testMetricsInstances) }
+
+func testMetricsInstances(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
-	a, aMetrics := startMeteredInstance(t, url)
-	b, bMetrics := startMeteredInstance(t, url)
+	a, aMetrics := startMeteredInstance(t, url, busURL)
+	b, bMetrics := startMeteredInstance(t, url, busURL)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	g, tokens := instancePair(t, ta, tb, `{"online": true, "holes": 4, "seeds": 2}`)
 	north := dialLive(t, b.web.URL, g.ID)
@@ -402,6 +405,11 @@ func TestMetricsInstances(t *testing.T) {
 	for name, f := range map[string]map[string]*dto.MetricFamily{"A": fa, "B": fb} {
 		if v := value(f, "endodoi_notice_listening"); v != 1 {
 			t.Errorf("%s: listening %v", name, v)
+		}
+		for _, m := range []string{"endodoi_bus_outages_total", "endodoi_bus_notices_dropped_total"} {
+			if v := sample(f, m); v == nil || v.Counter.GetValue() != 0 {
+				t.Errorf("%s: %s %v, want 0", name, m, v)
+			}
 		}
 		if v := value(f, "endodoi_db_pool_max_connections"); v < 8 {
 			t.Errorf("%s: pool of %v connections", name, v)

@@ -354,7 +354,9 @@ func TestRatedEndAtStartAndLeaderboard(t *testing.T) {
 // the other is refused, and the game changes each rating once. A game
 // whose flag fell while no instance ran is ended, and rated once, by the
 // instances that start.
-func TestInstancesRateOnce(t *testing.T) {
+func TestInstancesRateOnce(t *testing.T) { forEachBus(t, testInstancesRateOnce) }
+
+func testInstancesRateOnce(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
 	ctx := context.Background()
 	st, err := store.OpenPostgres(ctx, url)
@@ -371,7 +373,7 @@ func TestInstancesRateOnce(t *testing.T) {
 		}
 	}
 	flagged, _ := ratedPair(t, st, "amina", "baraka", true)
-	a, b := startInstance(t, url), startInstance(t, url)
+	a, b := startInstanceOn(t, url, busURL, nil), startInstanceOn(t, url, busURL, nil)
 	ta, tb := &testServer{t: t, srv: a.srv}, &testServer{t: t, srv: b.srv}
 	for round := range rounds {
 		g, tokens := ratedPair(t, st, "amina", fmt.Sprintf("p%d", round), false)
@@ -448,7 +450,9 @@ func FuzzDecodeCursor(f *testing.F) {
 // An instance stops in the middle of a rated game; the game's clock runs
 // out, and the other instance, told of the last move, ends the game on
 // time and rates it.
-func TestRatedEndAfterAnInstanceStops(t *testing.T) {
+func TestRatedEndAfterAnInstanceStops(t *testing.T) { forEachBus(t, testRatedEndAfterAnInstanceStops) }
+
+func testRatedEndAfterAnInstanceStops(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
 	ctx := context.Background()
 	st, err := store.OpenPostgres(ctx, url)
@@ -466,12 +470,13 @@ func TestRatedEndAfterAnInstanceStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srvA := New(stA, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srvA := NewWithOptions(stA, slog.New(slog.NewTextHandler(io.Discard, nil)), Options{Bus: openTestBus(t, busURL)})
 	actx, stopA := context.WithCancel(ctx)
 	if err := srvA.Start(actx); err != nil {
 		t.Fatal(err)
 	}
-	b := startInstance(t, url)
+	waitHearing(t, srvA)
+	b := startInstanceOn(t, url, busURL, nil)
 
 	g, tokens := ratedPair(t, st, "amina", "baraka", false)
 	// South has 3 seconds once its clock starts, after the next two moves.

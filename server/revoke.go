@@ -157,8 +157,8 @@ func (s *Server) revoked(ctx context.Context, rv account.Revocation) {
 	if rv.Session == "" && rv.Account != "" {
 		s.withdrawLobby(ctx, rv.Account)
 	}
-	if s.notifier != nil {
-		if err := s.notifier.Notify(ctx, rv.Notice()); err != nil {
+	if s.bus != nil {
+		if err := s.bus.Notify(ctx, rv.Notice()); err != nil {
 			s.log.Warn("telling the other instances of a revoked sign-in", "err", err)
 		}
 	}

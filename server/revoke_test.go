@@ -370,20 +370,20 @@ func TestDisabledAccountStopsActing(t *testing.T) {
 // Two instances on one PostgreSQL database: signing out everywhere
 // through one closes the account's connections on the other at once, and
 // so does disabling the account with the operator's command, which no
-// server runs.
-func TestInstancesRevokeSignIns(t *testing.T) {
+// server runs (with a message bus, which the command does not use, within
+// the instances' check of their sign-ins, every signInCheck).
+func TestInstancesRevokeSignIns(t *testing.T) { forEachBus(t, testInstancesRevokeSignIns) }
+
+func testInstancesRevokeSignIns(t *testing.T, busURL string) {
 	url := pgtest.NewDatabase(t)
 	open := func() *lobbySite {
+		bs := openTestBus(t, busURL)
 		st, err := store.OpenPostgres(context.Background(), url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		site := startLobbySite(t, st, time.Hour)
-		for deadline := time.Now().Add(liveWait); st.Listening() != nil; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the instance is not listening to the others")
-			}
-		}
+		site := startLobbySiteOn(t, st, time.Hour, bs)
+		waitHearing(t, site.srv)
 		return site
 	}
 	a, b := open(), open()

@@ -27,6 +27,7 @@ import (
 
 	"github.com/endodoi/endodoi/analysis"
 	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/bus"
 	"github.com/endodoi/endodoi/internal/clock"
 	"github.com/endodoi/endodoi/internal/limits"
 	"github.com/endodoi/endodoi/lobby"
@@ -60,8 +61,10 @@ type Server struct {
 	ctx  context.Context // ends when the server stops (Start)
 	done chan struct{}   // closed when Start's work has finished
 
-	// With a store that several instances share, notifier tells the
-	// others of this one's changes; instance names this one.
+	// With a store that several instances share, bus carries the notices
+	// between them (Options.Bus); notifier is the store, which reads the
+	// games' revisions; instance names this one.
+	bus      bus.Bus
 	notifier store.Notifier
 	instance string
 
@@ -130,15 +133,22 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.lobbyRoutes()
 	s.players = players.New(st, log)
 	s.ratingRoutes()
+	var notice func(play.Notice) string
+	if n, ok := st.(sharedStore); ok {
+		s.notifier, s.instance, notice = n, newID(), s.noticeOf
+		if s.bus = o.Bus; s.bus == nil {
+			s.bus = bus.NewPostgres(n)
+		}
+		if sn, ok := st.(noticeSender); ok && !s.bus.Transactional() {
+			// The notice of a change is published once it has committed.
+			sn.SendNotices(s.publish)
+		}
+	}
 	s.metrics = newMeters(o.Metrics, s)
 	if s.metrics != nil {
 		s.analysis.Waited = s.metrics.SearchWaited
 	}
 	s.guard = s.metrics.instrument(s.guarded(s.mux))
-	var notice func(play.Notice) string
-	if n, ok := st.(store.Notifier); ok {
-		s.notifier, s.instance, notice = n, newID(), s.noticeOf
-	}
 	s.table = play.NewTable(st, notice)
 	s.table.OnChange = s.observeChange
 	s.table.Clock = s.clock
@@ -236,9 +246,10 @@ func (s *Server) Start(ctx context.Context) error {
 	s.expireIdle(ctx)
 	s.done = make(chan struct{})
 	s.vigil.start()
-	if s.notifier != nil {
+	if s.bus != nil {
+		s.log.Info("the instances sharing the database tell each other of their changes", "bus", s.bus.String())
 		go func() {
-			if err := s.notifier.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
+			if err := s.bus.Listen(ctx, s.startNoticeWorkers(ctx)); err != nil {
 				s.log.Error("listening to the other instances", "err", err)
 			}
 		}()
@@ -278,12 +289,15 @@ func (s *Server) background(ctx context.Context) {
 	shared := time.NewTicker(presenceRefresh)
 	defer shared.Stop()
 	// Alone on its database, nobody tells it of the accounts the
-	// operator's command changes: it checks its connections' sign-ins.
+	// operator's command changes: it checks its connections' sign-ins. So
+	// does an instance whose bus may lose notices (NATS, Redis): the
+	// operator's command tells the database, and a revocation that
+	// another instance told may be lost.
 	signIns := time.NewTicker(signInCheck)
 	defer signIns.Stop()
 	if s.notifier == nil {
 		shared.Stop()
-	} else {
+	} else if s.bus.Transactional() {
 		signIns.Stop()
 	}
 	for {

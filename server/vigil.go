@@ -100,7 +100,16 @@ func (s *Server) watchHealth(ctx context.Context) {
 // clients away while the instance is cut off.
 func (s *Server) checkHealth(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, vigilTimeout)
-	err := s.notifier.Notify(cctx, heardPrefix+s.instance)
+	var err error
+	if s.bus.Transactional() {
+		err = s.bus.Notify(cctx, heardPrefix+s.instance)
+	} else {
+		// A message bus may be down while the database is not: the
+		// revisions catch up, and the clients stay. Only the database
+		// is checked.
+		err = s.reachStore(cctx)
+		s.vigil.hear()
+	}
 	cancel()
 	if ctx.Err() != nil {
 		return

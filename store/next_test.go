@@ -66,8 +66,16 @@ func testUpdateStartsNext(t *testing.T, open func() Store) {
 	}
 }
 
-// A change's notice is heard if and only if the change is committed.
+// A change's notice is heard if and only if the change is committed:
+// sent by its transaction, or, with SendNotices, handed over once it has
+// committed and never sent by the transaction.
 func TestPostgresNoticeWithChange(t *testing.T) {
+	for _, after := range []bool{false, true} {
+		t.Run(fmt.Sprintf("after commit %t", after), func(t *testing.T) { testNoticeWithChange(t, after) })
+	}
+}
+
+func testNoticeWithChange(t *testing.T, after bool) {
 	url := newPostgresDB(t)
 	one, two := openPostgres(t, url), openPostgres(t, url)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -78,6 +86,10 @@ func TestPostgresNoticeWithChange(t *testing.T) {
 			heard <- n
 		}
 	})
+	sent := make(chan string, 10)
+	if after {
+		one.SendNotices(func(n string) { sent <- n })
+	}
 	g := newOnline(t, one, "invite", "seat")
 	local := newGame(t, one, nil)
 	a := moves(t, "a")[0]
@@ -130,11 +142,22 @@ func TestPostgresNoticeWithChange(t *testing.T) {
 			}
 		}
 		want := []string{"marker"}
-		if tc.notice != "" {
+		if tc.notice != "" && !after {
 			want = []string{tc.notice, "marker"}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: heard %q, want %q", tc.what, got, want)
+		}
+		var handed []string
+		for len(sent) > 0 {
+			handed = append(handed, <-sent)
+		}
+		want = nil
+		if tc.notice != "" && after {
+			want = []string{tc.notice}
+		}
+		if fmt.Sprint(handed) != fmt.Sprint(want) {
+			t.Errorf("%s: handed over after the commit %q, want %q", tc.what, handed, want)
 		}
 	}
 }

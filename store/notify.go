@@ -29,6 +29,20 @@ type Notifier interface {
 	Revisions(ctx context.Context, ids []string) (map[string]int64, error)
 }
 
+// SendNotices makes the notices of the changes (game.Change.Notice, the
+// lobby's) go to send, in order, once their transaction has committed,
+// rather than with pg_notify inside it: for a message bus other than the
+// database (package bus). send must not block. A change whose commit
+// fails, or whose outcome is unknown, sends nothing; nil goes back to
+// pg_notify. Notify is unchanged.
+func (p *Postgres) SendNotices(send func(notice string)) {
+	if send == nil {
+		p.send.Store(nil)
+		return
+	}
+	p.send.Store(&send)
+}
+
 // MaxNotice is the longest notice PostgreSQL carries, less room to spare.
 const MaxNotice = 7000
 

@@ -47,6 +47,10 @@ type Postgres struct {
 	listening atomic.Bool // a Listen connection is open (health.go)
 	observed              // the monitoring's Observer (observe.go)
 
+	// send, when set, publishes the changes' notices after their commit
+	// (SendNotices).
+	send atomic.Pointer[func(notice string)]
+
 	// limit bounds every call to the database (SetTimeout).
 	limit pgLimit
 }
@@ -213,12 +217,19 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 	defer cancel()
 	start := time.Now()
 	pause := time.Millisecond
+	send := p.send.Load()
+	var notices []string
 	for try := 1; ; try++ {
+		var later *[]string
+		if send != nil {
+			notices = notices[:0]
+			later = &notices
+		}
 		if single {
-			err = do(&tx{ctx: wctx, q: pgRunner{q: conn}, d: postgresDialect})
+			err = do(&tx{ctx: wctx, q: pgRunner{q: conn}, d: postgresDialect, later: later})
 		} else {
 			err = pgx.BeginFunc(wctx, conn, func(ptx pgx.Tx) error {
-				return do(&tx{ctx: wctx, q: pgRunner{q: ptx}, d: postgresDialect})
+				return do(&tx{ctx: wctx, q: pgRunner{q: ptx}, d: postgresDialect, later: later})
 			})
 		}
 		if c := pgCode(err); c != pgSerialization && c != pgDeadlock || try == pgRetries {
@@ -229,6 +240,9 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 	}
 	if err == nil {
 		p.committed(1, start)
+		for _, n := range notices {
+			(*send)(n)
+		}
 	}
 	if err == nil || expected(err) {
 		return err

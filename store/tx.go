@@ -27,6 +27,10 @@ type tx struct {
 	// database does (a sequence).
 	counted bool
 	touched int64
+	// later, when not nil, gathers the change's notices instead of
+	// sending them with the transaction: they are published once it has
+	// committed (Postgres.SendNotices).
+	later *[]string
 }
 
 func (t *tx) exec(query string, args ...any) (int64, error) { return t.q.exec(t.ctx, query, args...) }
@@ -183,9 +187,12 @@ func (t *tx) appendMove(id string, ply int, m rules.Move, result string, updated
 			WHERE id = ? AND moves = ? RETURNING id)`
 	var n int64
 	var err error
-	if notice == "" || t.d.notify == "" {
+	if notice == "" || t.d.notify == "" || t.later != nil {
 		n, err = t.exec(moved+` INSERT INTO moves (game_id, ply, move) SELECT id, ?, ? FROM moved`,
 			ply+1, result, updated, t.touch(), id, ply, ply, m.String())
+		if n == 1 {
+			t.notify(notice)
+		}
 	} else {
 		n, err = t.exec(moved+`, added AS (
 				INSERT INTO moves (game_id, ply, move) SELECT id, ?, ? FROM moved RETURNING game_id)
@@ -200,6 +207,10 @@ func (t *tx) appendMove(id string, ply int, m rules.Move, result string, updated
 // notify sends notice, when not "", at commit to the instances sharing
 // the database.
 func (t *tx) notify(notice string) error {
+	if notice != "" && t.later != nil {
+		*t.later = append(*t.later, notice)
+		return nil
+	}
 	if notice == "" || t.d.notify == "" {
 		return nil
 	}
@@ -256,7 +267,7 @@ func (t *tx) updateOnline(id string, rev int64, o *game.Online, notice string) e
 		south_ms = ?, north_ms = ?, turn_start = ?, end_reason = ?, draw_offer = ?, takeback_offer = ?,
 		rematch_offer = ?, next_game = ?, rev = ? WHERE game_id = ? AND rev = ?`
 	query, args := update, append(onlineArgs(o), rev+1, id, rev)
-	if notice != "" && t.d.notify != "" {
+	if notice != "" && t.d.notify != "" && t.later == nil {
 		query, args = update+` RETURNING {notify}`, append(args, notice)
 	}
 	n, err := t.exec(query, args...)
@@ -267,6 +278,9 @@ func (t *tx) updateOnline(id string, rev int64, o *game.Online, notice string) e
 		return fmt.Errorf("game %s has changed since revision %d: %w", id, rev, ErrConflict)
 	}
 	o.Rev = rev + 1
+	if t.later != nil {
+		return t.notify(notice)
+	}
 	return nil
 }
 

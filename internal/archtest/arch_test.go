@@ -56,7 +56,13 @@ var rules = []rule{
 		"a domain says what it needs of storage in an interface of its own, which the store implements"},
 	{[]string{"store"}, []string{"rating", "ratings", "play", "server", "api", "net/http"},
 		"the store keeps data and transactions, not rules"},
+	{[]string{"bus"}, []string{"rules", "rating", "ratings", "play/...", "account", "lobby", "server", "api", "net/http"},
+		"the bus carries the instances' notices as bytes: no rules, no HTTP"},
 }
+
+// brokers are the message buses' client libraries, which only package bus
+// imports: the server sees a bus.Bus.
+var brokers = []string{"github.com/nats-io/", "github.com/redis/"}
 
 // matches reports whether package p is one of pattern's.
 func matches(pattern, p string) bool {
@@ -93,6 +99,11 @@ func TestImports(t *testing.T) {
 			users, ok := onlyUsers[strings.TrimPrefix(d, module)]
 			if ok && strings.HasPrefix(d, module) && !slices.Contains(users, p) {
 				t.Errorf("%s imports %s: only %s may", p, strings.TrimPrefix(d, module), strings.Join(users, " and "))
+			}
+			for _, b := range brokers {
+				if strings.HasPrefix(d, b) && p != "bus" {
+					t.Errorf("%s imports %s: only bus speaks to a message bus", p, d)
+				}
 			}
 		}
 	}

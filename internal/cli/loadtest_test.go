@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/endodoi/endodoi/internal/bustest"
 	"github.com/endodoi/endodoi/internal/pgtest"
 	"github.com/endodoi/endodoi/loadtest"
 	"github.com/endodoi/endodoi/server"
@@ -240,13 +241,24 @@ func TestLoadtestKill9Online(t *testing.T) {
 }
 
 // Two servers share a PostgreSQL database, the two players of each game
-// on different ones; one is killed mid-load and restarted: its clients
-// reconnect, and no move is lost or duplicated.
+// on different ones, their notices on each kind of bus (--bus); one is
+// killed mid-load and restarted: its clients reconnect, and no move is
+// lost or duplicated, though on NATS or Redis the notices of its last
+// changes may never have been published.
 func TestLoadtestKill9OneOfTwoInstances(t *testing.T) {
-	db := pgtest.NewDatabase(t)
+	for _, kind := range bustest.Kinds {
+		t.Run(kind, func(t *testing.T) { testLoadtestKill9OneOfTwoInstances(t, kind) })
+	}
+}
+
+func testLoadtestKill9OneOfTwoInstances(t *testing.T, kind string) {
+	args := []string{"--db", pgtest.NewDatabase(t)}
+	if u := bustest.URL(t, kind); u != "" {
+		args = append(args, "--bus", u)
+	}
 	dir := t.TempDir()
-	a := startServerAt(t, filepath.Join(dir, "a"), "127.0.0.1:0", "--db", db)
-	b := startServerAt(t, filepath.Join(dir, "b"), "127.0.0.1:0", "--db", db)
+	a := startServerAt(t, filepath.Join(dir, "a"), "127.0.0.1:0", args...)
+	b := startServerAt(t, filepath.Join(dir, "b"), "127.0.0.1:0", args...)
 	ub, err := url.Parse(b.url)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +285,7 @@ func TestLoadtestKill9OneOfTwoInstances(t *testing.T) {
 	b.kill(t)
 	time.Sleep(150 * time.Millisecond)
 	before := count.Load()
-	again := startServerAt(t, filepath.Join(dir, "b"), ub.Host, "--db", db)
+	again := startServerAt(t, filepath.Join(dir, "b"), ub.Host, args...)
 	rep := <-done
 	if rep == nil {
 		t.FailNow()

@@ -102,4 +102,13 @@ func TestServeErrors(t *testing.T) {
 	if code, _, errOut := run(t, "", "serve", "--addr", "127.0.0.1:99999", "--data", t.TempDir()); code != 1 || !strings.Contains(errOut, "listening on") {
 		t.Errorf("bad address: %d %q", code, errOut)
 	}
+	for _, args := range [][]string{
+		{"--bus", "nats://127.0.0.1:4222"}, // no other server to tell
+		{"--db", "postgres://postgres@127.0.0.1:1/x", "--bus", "http://127.0.0.1:4222"},
+		{"--db", "postgres://postgres@127.0.0.1:1/x", "--bus", "nats://127.0.0.1:4222?channel=a>b"},
+	} {
+		if code, _, errOut := run(t, "", append([]string{"serve", "--data", t.TempDir()}, args...)...); code != 2 || !strings.Contains(errOut, "--bus") {
+			t.Errorf("serve %q: %d %q", args, code, errOut)
+		}
+	}
 }

@@ -52,9 +52,12 @@ type Sources struct {
 	Live func() (players, spectators, pending, games int)
 	// Slots says how many searches may run at once, run now and wait.
 	Slots func() (slots, busy, queued int)
-	// Listening, for a store that several instances share, says whether
-	// this one hears the others' notices; nil for a store alone.
-	Listening func() error
+	// Shared says that other instances share the store: the lag of
+	// their notices is measured (NoticeHeard).
+	Shared bool
+	// Collectors are more of the server's own, registered with the rest
+	// (the message bus's).
+	Collectors []prometheus.Collector
 }
 
 // New registers the metrics of a server over st in reg; it returns nil,
@@ -113,19 +116,10 @@ func New(reg prometheus.Registerer, st store.Store, src Sources, log *slog.Logge
 	if p, ok := st.(store.Pooled); ok {
 		cs = append(cs, &poolCollector{p: p})
 	}
-	// A store that several instances share (store.Postgres) listens to
-	// their notices.
-	if l := src.Listening; l != nil {
-		cs = append(cs, m.noticeLag, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_notice_listening",
-			Help: "1 while this instance hears the other instances' notices.",
-		}, func() float64 {
-			if l() != nil {
-				return 0
-			}
-			return 1
-		}))
+	if src.Shared {
+		cs = append(cs, m.noticeLag)
 	}
+	cs = append(cs, src.Collectors...)
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			log.Error("registering a metric", "err", err)

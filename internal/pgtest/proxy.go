@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// Proxy forwards TCP connections to a PostgreSQL server, as the network
-// between a program and its database, one that fails when the test says:
+// Proxy forwards TCP connections to a PostgreSQL server (or any TCP
+// server: a message bus), as the network between a program and its
+// database, one that fails when the test says:
 //
 //   - Cut closes every open connection at once, as when the server goes
 //     away or the network drops;
@@ -19,7 +20,8 @@ import (
 //     text, just before, just after or a message after it goes by, to
 //     break a statement or a commit halfway;
 //   - StallListeners makes the connections that LISTEN go silent without
-//     closing, as behind a firewall that drops them quietly;
+//     closing, as behind a firewall that drops them quietly, and
+//     CutListeners closes them;
 //   - Blackhole(true) makes every connection, open or new, go silent so:
 //     the database neither answers nor refuses, until Blackhole(false).
 //
@@ -161,6 +163,24 @@ func (p *Proxy) StallListeners() int {
 		}
 	}
 	return n
+}
+
+// CutListeners closes every open connection on which the client sent
+// LISTEN, as when the database restarts under a listener, and leaves the
+// others open. It returns how many it cut.
+func (p *Proxy) CutListeners() int {
+	p.mu.Lock()
+	var listeners []*proxyConn
+	for c := range p.conns {
+		if c.listens.Load() {
+			listeners = append(listeners, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range listeners {
+		p.cut(c)
+	}
+	return len(listeners)
 }
 
 // Blackhole(true) stalls every open connection, and every new one from

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/endodoi/endodoi/bus"
 	"github.com/endodoi/endodoi/egtb"
 	"github.com/endodoi/endodoi/server"
 	"github.com/endodoi/endodoi/store"
@@ -27,6 +28,7 @@ const maxSignInsPerMinute = 100_000
 type Flags struct {
 	fs                      *flag.FlagSet
 	addr, data, db, tables  *string
+	bus                     *string
 	behindProxy, buildTable *bool
 	hosts                   HostList
 	site                    *SiteFlags
@@ -41,6 +43,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	f.data = fs.String("data", store.DefaultDataDir(), "`folder` for the games database (games.db)")
 	f.behindProxy = fs.Bool("behind-proxy", false, "the server is reached through a proxy on this machine or network (docs/scaling.md): count requests against the client named in X-Forwarded-For")
 	f.db = fs.String("db", "", "a PostgreSQL `URL` to keep the games in instead of games.db (docs/scaling.md)")
+	f.bus = fs.String("bus", "", "with --db, a message bus `URL` (nats://host:4222 or redis://host:6379, ?channel=name) to carry the notices between the servers instead of PostgreSQL's NOTIFY (docs/scaling.md)")
 	fs.Var(&f.hosts, "host", "a `name` the server answers to, besides its address, localhost and the loopback addresses (repeatable)")
 	f.tables = fs.String("egtb", "", "`folder` of endgame databases for the analysis, hints and levels 9-10 (default: egtb in the data folder)")
 	f.buildTable = fs.Bool("egtb-build", true, "build the small endgame databases a board lacks, in the background on one core, when the board is first played")
@@ -56,6 +59,9 @@ type Setup struct {
 	// DB is the PostgreSQL URL of the games, or "" for the SQLite
 	// database in the data folder Data.
 	DB, Data string
+	// Bus is the URL of the message bus between the servers, or "" for
+	// PostgreSQL's NOTIFY (or none, alone on SQLite).
+	Bus string
 	// Tables is the folder of the endgame databases; BuildTables says to
 	// build those a board lacks.
 	Tables      string
@@ -65,12 +71,20 @@ type Setup struct {
 // Setup checks the options as parsed and returns what they say to serve,
 // with site as the page (every path outside /api/).
 func (f *Flags) Setup(site http.Handler) (Setup, error) {
-	s := Setup{DB: *f.db, Data: *f.data, Tables: *f.tables, BuildTables: *f.buildTable}
+	s := Setup{DB: *f.db, Data: *f.data, Bus: *f.bus, Tables: *f.tables, BuildTables: *f.buildTable}
 	if s.Tables == "" {
 		s.Tables = filepath.Join(s.Data, "egtb")
 	}
 	if s.DB != "" && !store.IsPostgresURL(s.DB) {
 		return s, fmt.Errorf("--db %s: want a postgres:// URL", store.RedactURL(s.DB))
+	}
+	if s.Bus != "" && (s.DB == "" || !bus.IsURL(s.Bus)) {
+		return s, fmt.Errorf("--bus: want a nats:// or redis:// URL, with --db postgres://...: a server alone on games.db has no other servers to tell")
+	}
+	if s.Bus != "" {
+		if err := bus.CheckURL(s.Bus); err != nil {
+			return s, fmt.Errorf("--bus: %w", err)
+		}
 	}
 	s.Listen = ListenConfig{Addr: *f.addr, Hosts: f.hosts, Site: site,
 		Options: server.Options{TrustProxy: *f.behindProxy, ClientLimits: f.limits.Limits()}}
@@ -93,6 +107,14 @@ func Run(ctx context.Context, s Setup, stdout, stderr io.Writer) error {
 	cfg.Log = slog.New(slog.NewTextHandler(stderr, nil))
 	cfg.Tablebases = egtb.NewLibrary(s.Tables, egtb.LibraryOptions{AutoBuild: s.BuildTables, Logger: cfg.Log})
 	defer cfg.Tablebases.Close()
+	if s.Bus != "" {
+		b, err := bus.Open(s.Bus, cfg.Log)
+		if err != nil {
+			return fmt.Errorf("--bus: %w", err)
+		}
+		defer b.Close()
+		cfg.Options.Bus = b
+	}
 	if err := os.MkdirAll(s.Data, 0o755); err != nil {
 		return fmt.Errorf("data folder: %w", err)
 	}
