@@ -2,15 +2,13 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"hash/fnv"
 	"maps"
 	"strings"
 	"time"
 
 	"github.com/endodoi/endodoi/account"
+	"github.com/endodoi/endodoi/bus"
 	"github.com/endodoi/endodoi/play"
 	"github.com/endodoi/endodoi/rules"
 	"github.com/endodoi/endodoi/store"
@@ -26,38 +24,9 @@ import (
 // its guards (the move count and the revision) settle races between
 // instances.
 
-// notice is what an instance tells the others of a change of a game.
-// The notice of a change is sent by the change's own transaction
-// (game.Change.Notice): the others hear of every committed change, and
-// of no other.
-type notice struct {
-	Instance string `json:"i"`
-	Game     string `json:"g"`
-	Event    string `json:"e,omitempty"`
-	// Rev is the online game's revision after the change.
-	Rev int64 `json:"r,omitempty"`
-	// Deadline is when the running clock falls, in Unix milliseconds; 0
-	// when no clock runs.
-	Deadline int64 `json:"d,omitempty"`
-	// Position is the key of the position of an online game in play
-	// after the change (livePositions); "" otherwise. Laps is its rules'
-	// lap cap, 0 for the default.
-	Position string `json:"p,omitempty"`
-	Laps     int    `json:"l,omitempty"`
-	// For a move: the move, the moves played after it and when it was
-	// played (Unix milliseconds), for the others to play it on the game
-	// they keep (play.Table.Heard).
-	Move string `json:"m,omitempty"`
-	Ply  int    `json:"n,omitempty"`
-	At   int64  `json:"a,omitempty"`
-	// For presence: this instance's connections to the game, by seat,
-	// and those watching.
-	Seats    [2]int `json:"s,omitzero"`
-	Watchers int    `json:"w,omitempty"`
-	// Sent is when the notice was made, in Unix microseconds, for the
-	// metrics of the notices' lag.
-	Sent int64 `json:"t,omitempty"`
-}
+// notice is what an instance tells the others of a change of a game
+// (bus.Notice).
+type notice = bus.Notice
 
 // remotePresence is another instance's presence in a game, as it told.
 type remotePresence struct {
@@ -72,12 +41,6 @@ const (
 	presenceRefresh = 20 * time.Second
 	remoteStale     = 3 * presenceRefresh
 )
-
-func newID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // noticeOf returns the notice that a change of a game sends to the other
 // instances (play.Table's notice).
@@ -114,20 +77,7 @@ const noticeWorkers = 8
 // startNoticeWorkers returns the function that hands a notice to its
 // game's worker; the workers end with ctx.
 func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
-	var queues [noticeWorkers]chan notice
-	for i := range queues {
-		queues[i] = make(chan notice, 1024)
-		go func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case n := <-queues[i]:
-					s.handleNotice(n)
-				}
-			}
-		}()
-	}
+	workers := bus.StartWorkers(ctx, noticeWorkers, 1024, s.handleNotice)
 	return func(payload string) {
 		if payload == "" {
 			// Notices may have been missed: forget the games kept, and
@@ -157,12 +107,7 @@ func (s *Server) startNoticeWorkers(ctx context.Context) func(string) {
 		if err := json.Unmarshal([]byte(payload), &n); err != nil || n.Instance == s.instance || !store.ValidID(n.Game) {
 			return
 		}
-		h := fnv.New32a()
-		h.Write([]byte(n.Game))
-		select {
-		case queues[h.Sum32()%noticeWorkers] <- n:
-		case <-ctx.Done():
-		}
+		workers.Hand(n)
 	}
 }
 

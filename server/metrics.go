@@ -26,12 +26,7 @@ type meters struct{ *metrics.Metrics }
 
 // newMeters registers the metrics of s in reg; nil without reg.
 func newMeters(reg prometheus.Registerer, s *Server) *meters {
-	src := metrics.Sources{Live: s.live.counts, Slots: s.analysis.Slots}
-	if s.bus != nil {
-		// A store that several instances share (store.Postgres) hears
-		// their notices on a bus.
-		src.Shared, src.Collectors = true, s.busMetrics()
-	}
+	src := metrics.Sources{Live: s.live.counts, Slots: s.analysis.Slots, Bus: s.bus}
 	if m := metrics.New(reg, s.store, src, s.log); m != nil {
 		return &meters{m}
 	}

@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/endodoi/endodoi/store"
 )
 
@@ -43,28 +41,4 @@ func (s *Server) reachStore(ctx context.Context) error {
 		return errors.New("a store that cannot be pinged")
 	}
 	return p.Ping(ctx)
-}
-
-// busMetrics are the bus's own: whether this instance hears the others,
-// and the bus's outages and dropped notices.
-func (s *Server) busMetrics() []prometheus.Collector {
-	return []prometheus.Collector{
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "endodoi_notice_listening",
-			Help: "1 while this instance hears the other instances' notices.",
-		}, func() float64 {
-			if s.bus.Listening() != nil {
-				return 0
-			}
-			return 1
-		}),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "endodoi_bus_outages_total",
-			Help: "Times the message bus (NATS, Redis) was lost or could not be reached; 0 on PostgreSQL's NOTIFY.",
-		}, func() float64 { return float64(s.bus.Stats().Outages) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "endodoi_bus_notices_dropped_total",
-			Help: "Notices the message bus (NATS, Redis) could not publish, caught up on through the database; 0 on PostgreSQL's NOTIFY.",
-		}, func() float64 { return float64(s.bus.Stats().Dropped) }),
-	}
 }

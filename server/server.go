@@ -135,7 +135,7 @@ func NewWithOptions(st store.Store, log *slog.Logger, o Options) *Server {
 	s.ratingRoutes()
 	var notice func(play.Notice) string
 	if n, ok := st.(sharedStore); ok {
-		s.notifier, s.instance, notice = n, newID(), s.noticeOf
+		s.notifier, s.instance, notice = n, bus.NewInstance(), s.noticeOf
 		if s.bus = o.Bus; s.bus == nil {
 			s.bus = bus.NewPostgres(n)
 		}

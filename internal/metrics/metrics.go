@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/endodoi/endodoi/bus"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/endodoi/endodoi/play"
@@ -52,12 +54,10 @@ type Sources struct {
 	Live func() (players, spectators, pending, games int)
 	// Slots says how many searches may run at once, run now and wait.
 	Slots func() (slots, busy, queued int)
-	// Shared says that other instances share the store: the lag of
-	// their notices is measured (NoticeHeard).
-	Shared bool
-	// Collectors are more of the server's own, registered with the rest
-	// (the message bus's).
-	Collectors []prometheus.Collector
+	// Bus, when other instances share the store, carries their notices:
+	// their lag (NoticeHeard), whether this instance hears them, and the
+	// bus's outages and lost notices are measured. nil for a store alone.
+	Bus bus.Bus
 }
 
 // New registers the metrics of a server over st in reg; it returns nil,
@@ -116,10 +116,23 @@ func New(reg prometheus.Registerer, st store.Store, src Sources, log *slog.Logge
 	if p, ok := st.(store.Pooled); ok {
 		cs = append(cs, &poolCollector{p: p})
 	}
-	if src.Shared {
-		cs = append(cs, m.noticeLag)
+	if b := src.Bus; b != nil {
+		cs = append(cs, m.noticeLag, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "endodoi_notice_listening",
+			Help: "1 while this instance hears the other instances' notices.",
+		}, func() float64 {
+			if b.Listening() != nil {
+				return 0
+			}
+			return 1
+		}), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "endodoi_bus_outages_total",
+			Help: "Times the message bus (NATS, Redis) was lost or could not be reached; 0 on PostgreSQL's NOTIFY.",
+		}, func() float64 { return float64(b.Stats().Outages) }), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "endodoi_bus_notices_dropped_total",
+			Help: "Notices the message bus (NATS, Redis) could not publish, caught up on through the database; 0 on PostgreSQL's NOTIFY.",
+		}, func() float64 { return float64(b.Stats().Dropped) }))
 	}
-	cs = append(cs, src.Collectors...)
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			log.Error("registering a metric", "err", err)
