@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/engine"
+	"github.com/endodoi/endodoi/internal/gameview"
 	"github.com/endodoi/endodoi/record"
 	"github.com/endodoi/endodoi/rules"
 )
@@ -55,6 +56,39 @@ func (req *Board) Replay() (*rules.Game, *rules.Sowing, error) {
 		}
 	}
 	return g, last, nil
+}
+
+// BoardView answers POST /api/position: the position after a board's
+// moves, its legal moves and, for the animation, how the last move sowed.
+type BoardView struct {
+	Position   string           `json:"position"`
+	Positions  []string         `json:"positions"` // after 0, 1, ... moves
+	ToMove     string           `json:"toMove"`
+	LegalMoves []string         `json:"legalMoves"`
+	Status     string           `json:"status"`
+	Result     string           `json:"result"`
+	Score      gameview.Score   `json:"score"`
+	Sowing     *gameview.Sowing `json:"sowing,omitempty"` // the last move's
+}
+
+// NewBoardView is game g, whose last move sowed as sw (nil for none), as
+// the analysis board shows it.
+func NewBoardView(g *rules.Game, sw *rules.Sowing) BoardView {
+	p := g.Position()
+	v := BoardView{Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: []string{},
+		Status: gameview.StatusName(g.Status()), Result: g.Result().Token()}
+	for i := 0; i <= g.Ply(); i++ {
+		v.Positions = append(v.Positions, g.PositionAt(i).String())
+	}
+	for _, m := range g.LegalMoves() {
+		v.LegalMoves = append(v.LegalMoves, m.String())
+	}
+	v.Score.South, v.Score.North = g.Score()
+	if sw != nil {
+		sv := gameview.NewSowing(*sw)
+		v.Sowing = &sv
+	}
+	return v
 }
 
 // Analyze is the body of POST /api/analyze: a board, and how long to

@@ -29,8 +29,8 @@ type AccountOptions struct {
 	Hashes    int
 	// SignInRate bounds the sign-ins and sign-ups of one client (default
 	// 1 every 6 s, burst 10); NameRate the password sign-ins on one name,
-	// from all clients together (default 1 a minute, burst 10: see
-	// account.Options).
+	// from all clients together (default account.Options's: 1 a minute,
+	// burst 10).
 	SignInRate, NameRate Rate
 }
 
@@ -43,9 +43,6 @@ func (o AccountOptions) withDefaults() AccountOptions {
 	}
 	if o.SignInRate.PerSecond <= 0 || o.SignInRate.Burst <= 0 {
 		o.SignInRate = Rate{1.0 / 6, 10}
-	}
-	if o.NameRate.PerSecond <= 0 || o.NameRate.Burst <= 0 {
-		o.NameRate = Rate{1.0 / 60, 10}
 	}
 	return o
 }

@@ -54,9 +54,9 @@ func (s *Server) creationLimited(h http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		cw := &codeWriter{ResponseWriter: w}
+		cw := &statusWriter{ResponseWriter: w}
 		h(cw, r)
-		if cw.status >= 400 {
+		if cw.code >= 400 {
 			s.clients.RefundGame(client)
 		}
 	}
@@ -76,29 +76,6 @@ func (s *Server) lobbyLimited(l *limits.Limiter, what string, h http.HandlerFunc
 		h(w, r)
 	}
 }
-
-// codeWriter records the status a handler answers with.
-type codeWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *codeWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *codeWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap gives http.ResponseController the writer beneath.
-func (w *codeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // createInvite creates online game sg for the client of r, within its
 // invitations an hour and its invitations waiting for an opponent

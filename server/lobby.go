@@ -37,56 +37,29 @@ func playerOf(a *store.Account) seek.Player {
 	return seek.Player{ID: a.ID, Name: a.Name, Bot: a.Kind == store.AccountBot}
 }
 
-// asking returns the account a request speaks for, or "" for nobody (a
-// stale session counts as nobody).
-func (s *Server) asking(r *http.Request) string {
-	if mayAsk(r) {
-		if a, err := s.asker(r); err == nil {
-			return a.ID
-		}
-	}
-	return ""
-}
-
 // getLobby answers GET /api/lobby: anyone may look.
 func (s *Server) getLobby(w http.ResponseWriter, r *http.Request) {
-	st, err := s.lobby.State(r.Context(), s.asking(r))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, st)
+	st, err := s.lobby.State(r.Context(), s.askerID(r))
+	s.reply(w, r, http.StatusOK, st, err)
 }
 
 func (s *Server) postSeek(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	var req lobby.SeekRequest
-	if err := decode(w, r, &req, false); err != nil {
-		s.fail(w, r, err)
-		return
+	var v lobby.SeekView
+	err := decode(w, r, &req, false)
+	if err == nil {
+		v, err = s.lobby.PostSeek(r.Context(), playerOf(a), req)
 	}
-	v, err := s.lobby.PostSeek(r.Context(), playerOf(a), req)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"seek": v})
+	s.reply(w, r, http.StatusCreated, map[string]any{"seek": v}, err)
 }
 
 func (s *Server) cancelSeek(w http.ResponseWriter, r *http.Request, a *store.Account) {
-	if err := s.lobby.CancelSeek(r.Context(), playerOf(a), r.PathValue("id")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	s.reply(w, r, http.StatusOK, map[string]any{}, s.lobby.CancelSeek(r.Context(), playerOf(a), r.PathValue("id")))
 }
 
 func (s *Server) acceptSeek(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	p, err := s.lobby.AcceptSeek(r.Context(), playerOf(a), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, p)
+	s.reply(w, r, http.StatusCreated, p, err)
 }
 
 // poolRequest is the body of POST /api/lobby/pools/{id}/join.
@@ -96,47 +69,31 @@ type poolRequest struct {
 
 func (s *Server) joinPool(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	var req poolRequest
-	if err := decode(w, r, &req, true); err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	id := r.PathValue("id")
-	if err := s.lobby.JoinPool(r.Context(), playerOf(a), id, req.Rated); err != nil {
-		s.fail(w, r, err)
-		return
+	err := decode(w, r, &req, true)
+	if err == nil {
+		err = s.lobby.JoinPool(r.Context(), playerOf(a), id, req.Rated)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pool": id, "waiting": true})
+	s.reply(w, r, http.StatusOK, map[string]any{"pool": id, "waiting": true}, err)
 }
 
 func (s *Server) leavePool(w http.ResponseWriter, r *http.Request, a *store.Account) {
-	if err := s.lobby.LeavePool(r.Context(), playerOf(a), r.PathValue("id")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	s.reply(w, r, http.StatusOK, map[string]any{}, s.lobby.LeavePool(r.Context(), playerOf(a), r.PathValue("id")))
 }
 
 func (s *Server) postChallenge(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	var req lobby.ChallengeRequest
-	if err := decode(w, r, &req, false); err != nil {
-		s.fail(w, r, err)
-		return
+	var v lobby.ChallengeView
+	err := decode(w, r, &req, false)
+	if err == nil {
+		v, err = s.lobby.Challenge(r.Context(), playerOf(a), req)
 	}
-	v, err := s.lobby.Challenge(r.Context(), playerOf(a), req)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"challenge": v})
+	s.reply(w, r, http.StatusCreated, map[string]any{"challenge": v}, err)
 }
 
 func (s *Server) acceptChallenge(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	p, err := s.lobby.AcceptChallenge(r.Context(), playerOf(a), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, p)
+	s.reply(w, r, http.StatusCreated, p, err)
 }
 
 // declineRequest is the body of POST /api/challenges/{id}/decline.
@@ -146,46 +103,25 @@ type declineRequest struct {
 
 func (s *Server) declineChallenge(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	var req declineRequest
-	if err := decode(w, r, &req, true); err != nil {
-		s.fail(w, r, err)
-		return
+	err := decode(w, r, &req, true)
+	if err == nil {
+		err = s.lobby.DeclineChallenge(r.Context(), playerOf(a), r.PathValue("id"), req.Reason)
 	}
-	if err := s.lobby.DeclineChallenge(r.Context(), playerOf(a), r.PathValue("id"), req.Reason); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	s.reply(w, r, http.StatusOK, map[string]any{}, err)
 }
 
 func (s *Server) cancelChallenge(w http.ResponseWriter, r *http.Request, a *store.Account) {
-	if err := s.lobby.CancelChallenge(r.Context(), playerOf(a), r.PathValue("id")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	s.reply(w, r, http.StatusOK, map[string]any{}, s.lobby.CancelChallenge(r.Context(), playerOf(a), r.PathValue("id")))
 }
 
 func (s *Server) declineAll(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	n, err := s.lobby.DeclineAll(r.Context(), playerOf(a))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"declined": n})
-}
-
-// blocksAnswer answers with the players blocked, or err.
-func (s *Server) blocksAnswer(w http.ResponseWriter, r *http.Request, list []lobby.Player, err error) {
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"blocks": list})
+	s.reply(w, r, http.StatusOK, map[string]any{"declined": n}, err)
 }
 
 func (s *Server) getBlocks(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	list, err := s.lobby.Blocks(r.Context(), playerOf(a))
-	s.blocksAnswer(w, r, list, err)
+	s.reply(w, r, http.StatusOK, map[string]any{"blocks": list}, err)
 }
 
 // blockRequest is the body of POST /api/me/blocks.
@@ -195,36 +131,30 @@ type blockRequest struct {
 
 func (s *Server) postBlock(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	var req blockRequest
-	if err := decode(w, r, &req, false); err != nil {
-		s.fail(w, r, err)
-		return
+	var list []lobby.Player
+	err := decode(w, r, &req, false)
+	if err == nil {
+		list, err = s.lobby.Block(r.Context(), playerOf(a), req.Name)
 	}
-	list, err := s.lobby.Block(r.Context(), playerOf(a), req.Name)
-	s.blocksAnswer(w, r, list, err)
+	s.reply(w, r, http.StatusOK, map[string]any{"blocks": list}, err)
 }
 
 func (s *Server) removeBlock(w http.ResponseWriter, r *http.Request, a *store.Account) {
 	list, err := s.lobby.Unblock(r.Context(), playerOf(a), r.PathValue("name"))
-	s.blocksAnswer(w, r, list, err)
+	s.reply(w, r, http.StatusOK, map[string]any{"blocks": list}, err)
 }
 
 func (s *Server) reportGame(w http.ResponseWriter, r *http.Request, a *store.Account) {
-	id := r.PathValue("id")
-	if !store.ValidID(id) {
-		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
-		return
-	}
 	var req lobby.ReportRequest
-	if err := decode(w, r, &req, false); err != nil {
-		s.fail(w, r, err)
-		return
+	var rep string
+	id := r.PathValue("id")
+	err := errorf(http.StatusNotFound, "no game %q", clip(id))
+	if store.ValidID(id) {
+		if err = decode(w, r, &req, false); err == nil {
+			rep, err = s.lobby.Report(r.Context(), playerOf(a), id, req)
+		}
 	}
-	rep, err := s.lobby.Report(r.Context(), playerOf(a), id, req)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, map[string]any{"report": rep})
+	s.reply(w, r, http.StatusCreated, map[string]any{"report": rep}, err)
 }
 
 // lobbyRoutes adds the lobby's routes.

@@ -77,8 +77,9 @@ func methodOf(m string) string {
 	return "other"
 }
 
-// statusWriter notes the status code of an answer. A live connection is
-// counted as it is upgraded, not when it ends, perhaps hours later.
+// statusWriter notes the status code of an answer. With metrics m, a
+// live connection is counted as it is upgraded, not when it ends,
+// perhaps hours later.
 type statusWriter struct {
 	http.ResponseWriter
 	code int
@@ -89,7 +90,7 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	if w.code == 0 || w.code != http.StatusSwitchingProtocols && w.code < 200 {
 		w.code = code
-		if code == http.StatusSwitchingProtocols {
+		if code == http.StatusSwitchingProtocols && w.m != nil {
 			w.m.Upgraded(routeOf(w.r), methodOf(w.r.Method))
 		}
 	}

@@ -98,13 +98,13 @@ func TestSeries(t *testing.T) {
 
 func TestPositionEndpoint(t *testing.T) {
 	ts := newTestServer(t)
-	var v boardView
+	var v api.BoardView
 	code, raw := ts.do("POST", "/api/position", `{"position": "4,4,4,4,4,4/4,4,4,4,4,4 s 0 0", "moves": ["c"]}`, &v)
 	if code != http.StatusOK || v.Position != "6,6,2,7,0,6/1,0,6,6,0,1 n 7 0" || len(v.Positions) != 2 ||
 		v.Sowing == nil || len(v.Sowing.Laps) != 5 || v.Sowing.Captured != 7 || len(v.LegalMoves) != 4 || v.ToMove != "n" {
 		t.Fatalf("after c: %d %s", code, raw)
 	}
-	v = boardView{}
+	v = api.BoardView{}
 	code, raw = ts.do("POST", "/api/position", `{"position": "2,0/2,1 s 0 0"}`, &v)
 	if code != http.StatusOK || v.Sowing != nil || v.Status != "no-legal-move" || v.Result != "0-1" || v.Score.North != 5 {
 		t.Errorf("endless only: %d %s", code, raw)
