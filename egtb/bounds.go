@@ -2,6 +2,8 @@ package egtb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -31,7 +33,8 @@ func (tb *Tablebase) Bounds(ctx context.Context, p rules.Position, depth int) (l
 		return 0, 0, 0, ErrBeyond
 	}
 	b := &bounder{tb: tb, root: p}
-	return b.bounds(ctx, depth)
+	n := p.OnBoard()
+	return b.bounds(ctx, depth, -n, n)
 }
 
 // A Bounder runs Bounds on one position at growing depths, with a table
@@ -65,15 +68,37 @@ func (tb *Tablebase) NewBounder(p rules.Position, tableMiB int) (*Bounder, error
 func (bd *Bounder) clone() *Bounder {
 	c := &Bounder{b: bounder{tb: bd.b.tb, root: bd.b.root}}
 	if t := bd.b.table; t != nil {
-		c.b.table = &boundsTable{slots: slices.Clone(t.slots), mask: t.mask}
+		c.b.table = &boundsTable{slots: slices.Clone(t.slots), mask: t.mask, mib: t.mib}
 	}
 	return c
 }
 
 // Bounds is Tablebase.Bounds of the Bounder's position at depth.
 func (bd *Bounder) Bounds(ctx context.Context, depth int) (lo, hi int, nodes uint64, err error) {
-	return bd.b.bounds(ctx, depth)
+	n := bd.b.root.OnBoard()
+	return bd.b.bounds(ctx, depth, -n, n)
 }
+
+// Within is Bounds at depth given bounds lo <= hi of the value (for the
+// side to move) known already: those of a shallower depth, or of an
+// earlier run. Its searches look only within them, and so search fewer
+// positions than Bounds. When lo and hi are a shallower depth's bounds,
+// Within's are Bounds' at depth: a deeper horizon scores nothing worse for
+// the lower bound and nothing better for the upper, so Bounds' lie within
+// them. Otherwise the bounds returned are the tighter of each pair. A
+// search that finds the lower bound above hi, or the upper below lo,
+// proves that lo and hi were not bounds of the value, and Within returns
+// an error wrapping ErrNotBounds.
+func (bd *Bounder) Within(ctx context.Context, depth, lo, hi int) (int, int, uint64, error) {
+	if lo > hi {
+		return 0, 0, 0, fmt.Errorf("%w: %d above %d", ErrNotBounds, lo, hi)
+	}
+	return bd.b.bounds(ctx, depth, lo, hi)
+}
+
+// ErrNotBounds is wrapped by Within's error for bounds given to it that
+// its search proves wrong.
+var ErrNotBounds = errors.New("the bounds given are not bounds of the value")
 
 // AtLeast reports whether the lower bound of Bounds at depth is at least
 // v, by the lower bound's search alone with a null window at v: much
@@ -100,22 +125,32 @@ func (b *bounder) test(ctx context.Context, depth int, pessimist bool, alpha, be
 	return r, b.nodes, b.err
 }
 
-// bounds runs the two searches from b.root.
-func (b *bounder) bounds(ctx context.Context, depth int) (lo, hi int, nodes uint64, err error) {
+// bounds runs the two searches from b.root, each within the bounds lo0
+// and hi0 known before (see Bounder.Within).
+func (b *bounder) bounds(ctx context.Context, depth, lo0, hi0 int) (lo, hi int, nodes uint64, err error) {
 	b.ctx, b.nodes, b.err, b.path = ctx, 0, nil, b.path[:0]
 	p := b.root
 	n := p.OnBoard()
+	lo0, hi0 = max(lo0, -n), min(hi0, n)
 	b.pessimist = true
-	lo = b.search(p, depth, 0, -n-1, n+1, true)
+	lo = b.search(p, depth, 0, lo0-1, hi0+1, true)
 	if b.err != nil {
 		return 0, 0, b.nodes, b.err
 	}
+	if lo > hi0 {
+		return 0, 0, b.nodes, fmt.Errorf("%w: the lower bound at depth %d is above %+d", ErrNotBounds, depth, hi0)
+	}
+	lo = max(lo, lo0)
 	b.pessimist = false
-	hi = b.search(p, depth, 0, lo-1, n+1, true)
+	hi = b.search(p, depth, 0, lo-1, hi0+1, true)
 	if b.err != nil {
 		return 0, 0, b.nodes, b.err
 	}
-	return lo, max(hi, lo), b.nodes, nil
+	if hi < lo {
+		// The upper search scores the horizon no worse than the lower.
+		return 0, 0, b.nodes, fmt.Errorf("%w: the upper bound at depth %d is below %+d", ErrNotBounds, depth, lo)
+	}
+	return lo, min(hi, hi0), b.nodes, nil
 }
 
 type bounder struct {
@@ -320,6 +355,7 @@ func sortKey(c *boundChild, m, hint rules.Move) int {
 type boundsTable struct {
 	slots []boundsEntry
 	mask  uint64
+	mib   int // the size asked for
 }
 
 type boundsEntry struct {
@@ -346,7 +382,7 @@ func newBoundsTable(mib int) *boundsTable {
 	for size*2 <= n {
 		size *= 2
 	}
-	return &boundsTable{slots: hugepages.Make[boundsEntry](int(size)), mask: size - 1}
+	return &boundsTable{slots: hugepages.Make[boundsEntry](int(size)), mask: size - 1, mib: max(mib, 1)}
 }
 
 // slot returns the slot of p.

@@ -369,7 +369,7 @@ func FuzzDecode(f *testing.F) {
 // common; and its null-window tests, AtLeast and AtMost, with a table of
 // their own, answer as those bounds do.
 func TestBounderMatchesBounds(t *testing.T) {
-	var searched, plain uint64
+	var searched, within, plain uint64
 	for _, variant := range []rules.Variant{rules.Standard, rules.Cross} {
 		r := rules.Rules{Variant: variant}
 		for _, holes := range []int{3, 4, 5} {
@@ -388,6 +388,11 @@ func TestBounderMatchesBounds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				narrow, err := small.NewBounder(p, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nlo, nhi := -p.OnBoard(), p.OnBoard()
 				for d := 1; d <= 10; d++ {
 					lo, hi, n, err := small.Bounds(context.Background(), p, d)
 					if err != nil {
@@ -400,6 +405,16 @@ func TestBounderMatchesBounds(t *testing.T) {
 					if blo != lo || bhi != hi {
 						t.Fatalf("%s (%s), depth %d: Bounder [%d, %d], Bounds [%d, %d]", p, variant, d, blo, bhi, lo, hi)
 					}
+					// Within the last depth's bounds, the same bounds.
+					var wn uint64
+					nlo, nhi, wn, err = narrow.Within(context.Background(), d, nlo, nhi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if nlo != lo || nhi != hi {
+						t.Fatalf("%s (%s), depth %d: Within [%d, %d], Bounds [%d, %d]", p, variant, d, nlo, nhi, lo, hi)
+					}
+					within += wn
 					for _, v := range []int{lo - 2, lo, lo + 2} {
 						ok, bound, _, err := tester.AtLeast(context.Background(), d, v)
 						if err != nil {
@@ -424,8 +439,43 @@ func TestBounderMatchesBounds(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("positions searched: %d by the Bounder, %d without memory", searched, plain)
+	t.Logf("positions searched: %d by the Bounder, %d within the last depth's bounds, %d without memory", searched, within, plain)
+	if within >= searched {
+		t.Errorf("Within searched %d positions, no fewer than %d with the whole window", within, searched)
+	}
 	if searched >= plain {
 		t.Errorf("the Bounder searched %d positions, no fewer than %d without memory", searched, plain)
+	}
+}
+
+// TestWithinRefusesWrongBounds: bounds given to Within that its search
+// disproves are an error, not a result.
+func TestWithinRefusesWrongBounds(t *testing.T) {
+	small, err := Build(context.Background(), Options{Holes: 4, MaxSeeds: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	refused := 0
+	for range 30 {
+		p := randomPosition(rng, 4, 8+rng.IntN(8))
+		lo, hi, _, err := small.Bounds(context.Background(), p, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range [][2]int{{lo - 6, lo - 2}, {hi + 2, hi + 6}} {
+			bd, err := small.NewBounder(p, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, _, err = bd.Within(context.Background(), 8, w[0], w[1])
+			if !errors.Is(err, ErrNotBounds) {
+				t.Fatalf("%s: Within(8, %d, %d) with bounds [%d, %d] at depth 8: %v, want ErrNotBounds", p, w[0], w[1], lo, hi, err)
+			}
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no wrong bounds tried")
 	}
 }

@@ -230,6 +230,9 @@ func (b Bound) String() string {
 		return fmt.Sprintf("test of the %s bound at %s, depth %d: %s (%d nodes, %v); bounds %s to %s", b.Test, Signed(b.Target), b.Depth, held,
 			b.Nodes, b.Elapsed.Round(time.Millisecond), Signed(b.Lo), Signed(b.Hi))
 	}
+	if b.Resumed {
+		return fmt.Sprintf("resumed from the checkpoint: bounds at depth %d: %s to %s (%d nodes, %v in the runs before)", b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Second))
+	}
 	return fmt.Sprintf("bounds at depth %d: %s to %s (%d nodes, %v)", b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Millisecond))
 }
 

@@ -41,6 +41,12 @@ type SolveOptions struct {
 	// Bound, if not nil, receives each bounding search's result as it
 	// comes.
 	Bound func(Bound)
+	// Checkpoint, if not empty, is a folder where a search writes its
+	// bounding search's progress (see SaveCheckpoint) at most every
+	// CheckpointEvery (0: a minute) and when it stops, and from which it
+	// resumes when the folder holds a checkpoint of the same position.
+	Checkpoint      string
+	CheckpointEvery time.Duration
 }
 
 // EngineResult is what the engine's search found.
@@ -71,6 +77,9 @@ type Bound struct {
 	Test   string
 	Target int
 	Held   bool
+	// Resumed tells that these are the bounds of a checkpoint the search
+	// resumed from, with the nodes and time of the runs before.
+	Resumed bool
 }
 
 // Method is how Solve went about a position.
@@ -237,17 +246,62 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 		return err
 	}
 	depth := 0 // the deepest bounds found
-	for d := 1; d <= maxBoundsDepth && lo < hi; d++ {
+	cp := Checkpoint{Lo: lo, Hi: hi}
+	if opt.Checkpoint != "" {
+		c, err := LoadCheckpoint(opt.Checkpoint, bd, tableMiB)
+		switch {
+		case err == nil:
+			cp, depth, lo, hi = c, c.Depth, c.Lo, c.Hi
+			sol.setBounds(p, Bound{Depth: depth, Nodes: c.Nodes, Elapsed: c.Elapsed, Resumed: true}, lo, hi)
+			if opt.Bound != nil {
+				opt.Bound(sol.Bounds)
+			}
+		case !errors.Is(err, ErrNoCheckpoint):
+			return err
+		}
+	}
+	every := opt.CheckpointEvery
+	if every <= 0 {
+		every = time.Minute
+	}
+	saved, savedDepth := time.Now(), depth
+	save := func() error {
+		if opt.Checkpoint == "" || savedDepth == depth {
+			return nil
+		}
+		saved, savedDepth = time.Now(), depth
+		cp.Depth, cp.Lo, cp.Hi = depth, lo, hi
+		if err := SaveCheckpoint(opt.Checkpoint, bd, cp); err != nil {
+			return fmt.Errorf("the checkpoint: %w", err)
+		}
+		return nil
+	}
+	for d := depth + 1; d <= maxBoundsDepth && lo < hi; d++ {
 		began := time.Now()
-		l, h, nodes, err := bd.Bounds(fctx, d)
+		// Each depth's bounds lie within the last's: its searches look
+		// only there.
+		l, h, nodes, err := bd.Within(fctx, d, lo, hi)
+		if errors.Is(err, ErrNotBounds) {
+			return fmt.Errorf("%w (resumed from a checkpoint with wrong bounds?)", err)
+		}
 		if err != nil {
 			break
 		}
 		lo, hi, depth = max(lo, l), min(hi, h), d
+		cp.Nodes += nodes
+		cp.Elapsed += time.Since(began)
 		sol.setBounds(p, Bound{Depth: d, Nodes: nodes, Elapsed: time.Since(began)}, lo, hi)
 		if opt.Bound != nil {
 			opt.Bound(sol.Bounds)
 		}
+		if time.Since(saved) >= every {
+			if err := save(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := save(); err != nil {
+		return err
 	}
 	if lo == hi {
 		stopSearch()

@@ -142,7 +142,34 @@ func TestSolve(t *testing.T) {
 	if code != 0 || lastLine(out) != "value -2" || !strings.Contains(out, "method: search") {
 		t.Errorf("solve by search: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, args := range [][]string{{"solve"}, {"solve", "1", "1"}, {"solve", "3", "2", "--memory", "0"}, {"solve", "--hash", "0", "3", "2"}, {"solve", "--bounds-table", "0", "3", "2"}, {"solve", "--bounds-table", "16385", "3", "2"}, {"solve", "x"}} {
+	// With a checkpoint and a certificate; the certificate verifies, and
+	// one altered does not.
+	cert := filepath.Join(t.TempDir(), "3x2.cert")
+	cp := filepath.Join(t.TempDir(), "cp")
+	code, out, errOut = run(t, "", "solve", "--quiet", "--memory", "0.000001", "--egtb", dir, "--time", "5s", "--hash", "16", "--bounds-table", "8",
+		"--checkpoint", cp, "--certificate", cert, "3", "2")
+	if code != 0 || lastLine(out) != "value -2" || !strings.Contains(out, "certificate: "+cert) {
+		t.Fatalf("solve with a certificate: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(cp, "checkpoint.json")); err != nil {
+		t.Errorf("no checkpoint written: %v", err)
+	}
+	code, out, errOut = run(t, "", "solve", "--egtb", dir, "--bounds-table", "8", "--verify", cert)
+	if code != 0 || lastLine(out) != "verified -2" {
+		t.Errorf("verify: exit %d\n%s\n%s", code, out, errOut)
+	}
+	text, err := os.ReadFile(cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cert, []byte(strings.Replace(string(text), "value -2", "value +2", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut = run(t, "", "solve", "--egtb", dir, "--bounds-table", "8", "--verify", cert); code != 1 || !strings.Contains(errOut, "does not hold") {
+		t.Errorf("verify of an altered certificate: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"solve"}, {"solve", "1", "1"}, {"solve", "3", "2", "--memory", "0"}, {"solve", "--hash", "0", "3", "2"}, {"solve", "--bounds-table", "0", "3", "2"}, {"solve", "--bounds-table", "16385", "3", "2"}, {"solve", "x"},
+		{"solve", "--certificate", "x.cert", "3", "2"}, {"solve", "--verify", cert, "3", "2"}} {
 		if code, _, _ := run(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -27,12 +28,16 @@ const maxBoundsMiB = 16 << 10
 var solveCommand = &command{
 	name:    "solve",
 	summary: "find the game-theoretic value of a start or position with best play on both sides",
-	usage:   "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--bounds-table MiB] [--variant V] [--max-laps L] <holes> <seeds> | <position>",
+	usage: "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--bounds-table MiB] [--checkpoint DIR] [--certificate FILE] [--variant V] [--max-laps L] <holes> <seeds> | <position>\n" +
+		"       endodoi solve --verify FILE [--egtb DIR] [--bounds-table MiB] [--workers W]",
 	examples: []string{
 		"endodoi solve 3 3",
 		"endodoi solve --variant cross 4 2",
 		"endodoi solve '2,0,1/1,1,0 s 0 0'",
 		"endodoi solve --egtb egtb --time 10m 6 4",
+		"endodoi solve --egtb egtb --time 10m --certificate 6x4.cert 6 4",
+		"endodoi solve --egtb egtb --verify 6x4.cert",
+		"endodoi solve --egtb egtb --time 8h --checkpoint 8x4.checkpoint --bounds-table 4096 8 4",
 	},
 	setup: func(fs *flag.FlagSet) func(context.Context, Env, []string) error {
 		var rf rulesFlags
@@ -44,9 +49,24 @@ var solveCommand = &command{
 		hash := fs.Int("hash", enginesolve.DefaultHashMiB, fmt.Sprintf("MiB of the engine search's transposition table when searching (1 to %d): more helps a long search", engine.MaxHashMiB))
 		boundsMiB := fs.Int("bounds-table", egtb.DefaultBoundsMiB, fmt.Sprintf("MiB of the bounding search's table when searching (1 to %d), twice that while it tests the engine's value", maxBoundsMiB))
 		quiet := fs.Bool("quiet", false, "no progress bar")
+		checkpoint := fs.String("checkpoint", "", "when searching, a folder where the bounding search saves its progress (every minute and at the end) and from which a later run of the same position resumes")
+		certificate := fs.String("certificate", "", "once the value is proven, prove it again one move deeper and write the proof's certificate to this file, for --verify")
+		verify := fs.String("verify", "", "check the certificate in this file over the databases of --egtb (default egtb) instead of solving")
 		return func(ctx context.Context, env Env, args []string) error {
 			var p rules.Position
 			var err error
+			if *workers < 0 {
+				return usagef("--workers %d: want 0 (one per core) or more", *workers)
+			}
+			if err := inRange("bounds-table", *boundsMiB, 1, maxBoundsMiB); err != nil {
+				return err
+			}
+			if *verify != "" {
+				if len(args) > 0 || *certificate != "" || *checkpoint != "" {
+					return usagef("--verify takes no position, --certificate or --checkpoint: the certificate names its position")
+				}
+				return verifyCertificate(ctx, env.Stdout, *verify, *dir, egtb.CertifyOptions{TableMiB: *boundsMiB, Workers: *workers})
+			}
 			if len(args) == 0 {
 				return usagef("want a board (holes a row and seeds a hole) or a position")
 			}
@@ -75,24 +95,21 @@ var solveCommand = &command{
 			if *searchTime <= 0 {
 				return usagef("--time %v: want a positive duration", *searchTime)
 			}
-			if *workers < 0 {
-				return usagef("--workers %d: want 0 (one per core) or more", *workers)
-			}
 			if err := inRange("hash", *hash, 1, engine.MaxHashMiB); err != nil {
 				return err
 			}
-			if err := inRange("bounds-table", *boundsMiB, 1, maxBoundsMiB); err != nil {
-				return err
+			if *certificate != "" && *dir == "" {
+				return usagef("--certificate needs --egtb DIR: a certificate names the database files its proof read")
 			}
 			progress := unlessQuiet(env.Stderr, *quiet)
 			opt := egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30), SearchTime: *searchTime, Workers: *workers,
-				BoundsMiB: *boundsMiB, Search: enginesolve.Search(r, *hash)}
-			return solve(ctx, env.Stdout, progress, p, opt)
+				BoundsMiB: *boundsMiB, Search: enginesolve.Search(r, *hash), Checkpoint: *checkpoint}
+			return solve(ctx, env.Stdout, progress, p, opt, *certificate)
 		}
 	},
 }
 
-func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egtb.SolveOptions) error {
+func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egtb.SolveOptions, certificate string) error {
 	ctx, stop := interruptible(ctx)
 	defer stop()
 	egtb.WriteSolvePlan(w, p, opt)
@@ -107,6 +124,81 @@ func solve(ctx context.Context, w, progress io.Writer, p rules.Position, opt egt
 	case err != nil:
 		return err
 	}
+	if certificate != "" && sol.Solved {
+		if err := certify(ctx, w, certificate, p, sol, opt); err != nil {
+			sol.Write(w, p, opt)
+			return err
+		}
+	}
 	sol.Write(w, p, opt)
+	return nil
+}
+
+// certify proves sol's value of p again one move deeper over the
+// databases of opt.Dir, and writes the proof's certificate to path.
+func certify(ctx context.Context, w io.Writer, path string, p rules.Position, sol egtb.Solution, opt egtb.SolveOptions) error {
+	tb := sol.Databases
+	if tb == nil || tb.Dir() == "" {
+		var err error
+		if tb, err = egtb.Open(opt.Dir, p.Holes(), opt.Rules); err != nil {
+			return fmt.Errorf("the certificate: %w", err)
+		}
+	}
+	copt := egtb.CertifyOptions{TableMiB: opt.BoundsMiB, Workers: opt.Workers, Progress: func(s string) { fmt.Fprintln(w, "certificate:", s) }}
+	if sol.Bounds.Depth > 0 {
+		// The tests one move deeper need about the depth the proof did.
+		copt.MaxDepth = sol.Bounds.Depth + 8
+	}
+	if len(sol.PV) > 0 {
+		copt.Hint = sol.PV[0]
+	}
+	began := time.Now()
+	cert, err := egtb.Certify(ctx, tb, p, sol.Value, copt)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted while making the certificate")
+	}
+	if err != nil {
+		return fmt.Errorf("the certificate: %w", err)
+	}
+	if err := cert.Save(path); err != nil {
+		return fmt.Errorf("the certificate: %w", err)
+	}
+	fmt.Fprintf(w, "certificate: %s, %d claims, made in %v; check it with: endodoi solve --egtb %s --verify %s\n",
+		path, len(cert.Claims), time.Since(began).Round(time.Millisecond), tb.Dir(), path)
+	return nil
+}
+
+// verifyCertificate checks the certificate in path over the databases in
+// dir and reports each claim's test and the result.
+func verifyCertificate(ctx context.Context, w io.Writer, path, dir string, opt egtb.CertifyOptions) error {
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	cert, err := egtb.ParseCertificate(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if dir == "" {
+		dir = egtb.DefaultDir
+	}
+	p := cert.Position
+	fmt.Fprintf(w, "certificate: %s\nposition: %s\nboard: %d holes a row, %d seeds on the board, %s\nclaimed value: %s, over the databases to %d seeds\n",
+		path, p, p.Holes(), p.OnBoard(), cert.Rules, egtb.Signed(cert.Value), len(cert.Files)-1)
+	opt.Progress = func(s string) { fmt.Fprintln(w, s) }
+	rep, err := egtb.VerifyCertificate(ctx, dir, cert, opt)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("interrupted")
+	case err != nil:
+		return fmt.Errorf("the certificate does not hold: %w", err)
+	}
+	fmt.Fprintf(w, "%d claims checked, %d nodes, %v\n", len(rep.Claims), rep.Nodes, rep.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "result: %s (over these databases; check them with: endodoi egtb verify --holes %d --dir %s)\n",
+		egtb.Describe(p, egtb.SouthValue(p, cert.Value)), p.Holes(), dir)
+	fmt.Fprintf(w, "verified %s\n", egtb.Signed(cert.Value))
 	return nil
 }

@@ -1,0 +1,314 @@
+package egtb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/endodoi/endodoi/rules"
+)
+
+// certBoard is a board whose start is beyond small databases but within a
+// complete solution: its databases to 4 seeds in a folder, and the true
+// values of every position up to its start's seeds.
+func certBoard(t *testing.T) (dir string, files *Tablebase, full *Tablebase) {
+	t.Helper()
+	dir = t.TempDir()
+	var err error
+	if files, err = Build(context.Background(), Options{Holes: 4, MaxSeeds: 4, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if files, err = Open(dir, 4, rules.Rules{}); err != nil {
+		t.Fatal(err)
+	}
+	if full, err = Build(context.Background(), Options{Holes: 4, MaxSeeds: 16}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, files, full
+}
+
+// TestCertificate: a certificate of a position's true value verifies, read
+// back from its text; one of a wrong value cannot be made; and a
+// certificate altered in any part that matters, or checked over other
+// databases, is refused.
+func TestCertificate(t *testing.T) {
+	dir, tb, full := certBoard(t)
+	ctx := context.Background()
+	opt := CertifyOptions{TableMiB: 1, Workers: 2, MaxDepth: 40}
+	rng := rand.New(rand.NewPCG(5, 7))
+	certified, claims := 0, 0
+	var nodes uint64
+	for range 12 {
+		p := randomPosition(rng, 4, 12+rng.IntN(5))
+		if !p.HasLegalMove(tb.rules) {
+			continue
+		}
+		v, err := full.Value(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := Certify(ctx, tb, p, v, opt)
+		if err != nil {
+			t.Fatalf("%s, value %d: %v", p, v, err)
+		}
+		var text bytes.Buffer
+		if _, err := cert.WriteTo(&text); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseCertificate(bytes.NewReader(text.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, text.String())
+		}
+		rep, err := VerifyCertificate(ctx, dir, back, opt)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, text.String())
+		}
+		certified++
+		claims += len(rep.Claims)
+		nodes += rep.Nodes
+
+		// A wrong value cannot be certified: some test never holds.
+		if _, err := Certify(ctx, tb, p, v+2, opt); err == nil {
+			t.Fatalf("%s: certified %d, its value is %d", p, v+2, v)
+		}
+		// Altered: the value, or a claim's bound made stronger than true.
+		wrong := *back
+		wrong.Value += 2
+		if _, err := VerifyCertificate(ctx, dir, &wrong, opt); err == nil {
+			t.Fatalf("%s: verified with the value changed to %d", p, wrong.Value)
+		}
+		for i, c := range back.Claims {
+			bad := *back
+			bad.Claims = append([]Claim(nil), back.Claims...)
+			if c.AtMost {
+				bad.Claims[i].Value = -p.Total() - 2
+			} else {
+				bad.Claims[i].Value = p.Total() + 2
+			}
+			if _, err := VerifyCertificate(ctx, dir, &bad, opt); err == nil {
+				t.Fatalf("%s: verified with %s changed to %s", p, c, bad.Claims[i])
+			}
+			short := *back
+			short.Claims = append(append([]Claim(nil), back.Claims[:i]...), back.Claims[i+1:]...)
+			if !c.AtMost && short.compose() == nil {
+				t.Fatalf("%s: the claims compose without %s", p, c)
+			}
+		}
+	}
+	t.Logf("%d positions certified, %d claims tested with %d nodes", certified, claims, nodes)
+	if certified < 5 || nodes < 1000*uint64(certified) {
+		t.Fatalf("only %d positions certified", certified)
+	}
+
+	// Over other databases: refused by their checksums.
+	p := rules.MustParsePosition("2,1,0,3/1,0,2,1 s 0 0")
+	v, _ := full.Value(p)
+	cert, err := Certify(ctx, tb, p, v, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if _, err := Build(ctx, Options{Holes: 4, MaxSeeds: 4, Dir: other}); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(other, FileName(4, 3, rules.Rules{}))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, 0) // a file that differs; its checksum does not match
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyCertificate(ctx, other, cert, opt); err == nil || !strings.Contains(err.Error(), "3 seeds") {
+		t.Fatalf("verified over a damaged database: %v", err)
+	}
+	fewer := t.TempDir()
+	if _, err := Build(ctx, Options{Holes: 4, MaxSeeds: 3, Dir: fewer}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyCertificate(ctx, fewer, cert, opt); err == nil {
+		t.Fatal("verified over databases to fewer seeds than the certificate names")
+	}
+}
+
+// TestCertificateOfAPositionTheDatabasesHold: no claims, the value probed.
+func TestCertificateOfAPositionTheDatabasesHold(t *testing.T) {
+	dir, tb, _ := certBoard(t)
+	p := rules.MustParsePosition("1,0,2,0/0,0,0,1 s 0 0")
+	v, err := tb.Value(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := Certify(context.Background(), tb, p, v, CertifyOptions{TableMiB: 1})
+	if err != nil || len(cert.Claims) != 0 {
+		t.Fatalf("%v, %d claims", err, len(cert.Claims))
+	}
+	if _, err := VerifyCertificate(context.Background(), dir, cert, CertifyOptions{TableMiB: 1}); err != nil {
+		t.Fatal(err)
+	}
+	cert.Value += 2
+	if _, err := VerifyCertificate(context.Background(), dir, cert, CertifyOptions{TableMiB: 1}); err == nil {
+		t.Fatal("verified a wrong value of a position the databases hold")
+	}
+}
+
+func TestParseCertificateErrors(t *testing.T) {
+	good := "endodoi certificate 1\nposition 1,0/0,1 s 0 0\nrules standard 1000\nvalue +2\n" +
+		"database 0 1 00000000 " + strings.Repeat("00", 32) + "\n"
+	if _, err := ParseCertificate(strings.NewReader(good)); err != nil {
+		t.Fatalf("good certificate: %v", err)
+	}
+	for _, bad := range []string{
+		"",
+		"endodoi certificate 2\n",
+		strings.Replace(good, "value +2", "value two", 1),
+		strings.Replace(good, "value +2\n", "", 1),
+		strings.Replace(good, "value +2", "value +2\nvalue +2", 1),
+		strings.Replace(good, "rules standard 1000", "rules fancy 1000", 1),
+		strings.Replace(good, "rules standard 1000", "rules standard -3", 1),
+		strings.Replace(good, "database 0 1", "database 1 1", 1),
+		strings.Replace(good, "database 0 1", "database 0 7", 1),
+		strings.Replace(good, "00000000 ", "0000000g ", 1),
+		good + "claim a at-most +2 depth 0\n",
+		good + "claim z at-most +2 depth 3\n",
+		good + "claim a at-best +2 depth 3\n",
+		good + "frobnicate\n",
+		good + strings.Repeat("# padding\n", maxCertificateBytes/10),
+	} {
+		if _, err := ParseCertificate(strings.NewReader(bad)); err == nil {
+			t.Errorf("parsed %q", bad)
+		}
+	}
+}
+
+// FuzzParseCertificate: any text is parsed or refused with an error, and
+// what parses writes back to text that parses to the same certificate.
+func FuzzParseCertificate(f *testing.F) {
+	f.Add("endodoi certificate 1\nposition 1,0/0,1 s 0 0\nrules standard 1000\nvalue +2\ndatabase 0 1 00000000 " +
+		strings.Repeat("ab", 32) + "\nclaim a at-most -2 depth 3\nclaim a at-least -2 depth 4\n")
+	f.Add("endodoi certificate 1\n# a comment\nvalue -4\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		cert, err := ParseCertificate(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if _, err := cert.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseCertificate(&out)
+		if err != nil {
+			t.Fatalf("%q parsed, its text %q did not: %v", text, out.String(), err)
+		}
+		if back.Position != cert.Position || back.Rules != cert.Rules || back.Value != cert.Value ||
+			len(back.Files) != len(cert.Files) || len(back.Claims) != len(cert.Claims) {
+			t.Fatalf("%q: read back as %+v, want %+v", text, back, cert)
+		}
+	})
+}
+
+// TestCheckpointResumes: a search stopped after a checkpoint resumes from
+// it with the same table, and finds what one run without a stop finds; a
+// checkpoint of another position, or a damaged one, is refused.
+func TestCheckpointResumes(t *testing.T) {
+	dir, tb, full := certBoard(t)
+	ctx := context.Background()
+	p := rules.MustParsePosition("3,0,2,1/2,1,0,3 s 0 0")
+	want, _ := full.Value(p)
+
+	whole, err := tb.NewBounder(p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped, err := tb.NewBounder(p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpDir := filepath.Join(t.TempDir(), "cp")
+	lo, hi := -p.OnBoard(), p.OnBoard()
+	for d := 1; d <= 6; d++ {
+		if lo, hi, _, err = stopped.Within(ctx, d, lo, hi); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := SaveCheckpoint(cpDir, stopped, Checkpoint{Depth: 6, Lo: lo, Hi: hi}); err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := tb.NewBounder(p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := LoadCheckpoint(cpDir, resumed, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Depth != 6 || cp.Lo != lo || cp.Hi != hi {
+		t.Fatalf("checkpoint %+v, saved depth 6, bounds %d to %d", cp, lo, hi)
+	}
+	if !bytes.Equal(resumed.b.table.bytes(), stopped.b.table.bytes()) {
+		t.Fatal("the table read back differs from the one saved")
+	}
+	for d := 7; d <= 12; d++ {
+		wlo, whi, _, err := whole.Bounds(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		if lo, hi, n, err = resumed.Within(ctx, d, lo, hi); err != nil {
+			t.Fatal(err)
+		}
+		if lo != wlo || hi != whi || n == 0 {
+			t.Fatalf("depth %d: resumed %d to %d, one run %d to %d", d, lo, hi, wlo, whi)
+		}
+	}
+
+	// Refused: another position, another table size, a damaged table.
+	other, _ := tb.NewBounder(rules.MustParsePosition("2,1,0,3/1,0,2,1 s 0 0"), 1)
+	if _, err := LoadCheckpoint(cpDir, other, 1); err == nil || !strings.Contains(err.Error(), "position") {
+		t.Fatalf("another position's checkpoint: %v", err)
+	}
+	big, _ := tb.NewBounder(p, 2)
+	if _, err := LoadCheckpoint(cpDir, big, 2); err == nil || !strings.Contains(err.Error(), "--bounds-table 1") {
+		t.Fatalf("another table size: %v", err)
+	}
+	if _, err := LoadCheckpoint(t.TempDir(), resumed, 1); !errors.Is(err, ErrNoCheckpoint) {
+		t.Fatalf("an empty folder: %v", err)
+	}
+	table := filepath.Join(cpDir, tableFile)
+	data, _ := os.ReadFile(table)
+	data[len(data)/2] ^= 0x40
+	os.WriteFile(table, data, 0o644)
+	if _, err := LoadCheckpoint(cpDir, resumed, 1); err == nil {
+		t.Fatal("a damaged table was read")
+	}
+
+	// Solve with a checkpoint: a second Solve resumes where the first
+	// ended, with the same value and no search.
+	never := func(ctx context.Context, tb *Tablebase, p rules.Position) (EngineResult, error) {
+		<-ctx.Done()
+		return EngineResult{Depth: 1}, nil
+	}
+	solveDir := filepath.Join(t.TempDir(), "solve")
+	var bounds []Bound
+	opt := SolveOptions{Dir: dir, Memory: 1, SearchTime: time.Minute, BoundsMiB: 1, Search: never,
+		Checkpoint: solveDir, Bound: func(b Bound) { bounds = append(bounds, b) }}
+	sol, err := Solve(ctx, p, opt)
+	if err != nil || !sol.Solved || sol.Value != want {
+		t.Fatalf("%+v, %v; want the value %d", sol, err, want)
+	}
+	bounds = nil
+	sol, err = Solve(ctx, p, opt)
+	if err != nil || !sol.Solved || sol.Value != want {
+		t.Fatalf("resumed: %+v, %v; want the value %d", sol, err, want)
+	}
+	if len(bounds) != 1 || !bounds[0].Resumed || bounds[0].Lo != bounds[0].Hi {
+		t.Fatalf("resumed: bounds %+v, want only the checkpoint's", bounds)
+	}
+}
