@@ -117,9 +117,10 @@ type CertifyOptions struct {
 	Workers  int
 	// MaxDepth bounds Certify's tests (0: maxBoundsDepth).
 	MaxDepth int
-	// Hint, if not NoMove, is tried first for the lower bound's claim:
-	// the move the proof found best.
-	Hint rules.Move
+	// First, if not empty, are moves to try first, in order, for the
+	// lower bound's claim: the line the proof found best, say. The other
+	// moves follow, the largest captures first.
+	First []rules.Move
 	// Progress, if not nil, receives each claim's test as it ends, and
 	// each database file's check; it is called from one goroutine at a
 	// time.
@@ -163,8 +164,8 @@ func children(p rules.Position, r rules.Rules) []child {
 
 // Certify proves again that v, for p's side to move, is p's value over the
 // databases tb, one move deeper, and returns the certificate of that
-// proof: for the lower bound, the first of p's moves (opt.Hint first, then
-// the largest captures) after which a bounding test shows the opponent
+// proof: for the lower bound, the first of p's moves (opt.First first,
+// then the largest captures) after which a bounding test shows the opponent
 // held to what v needs; for the upper bound, a test after every move. Each
 // test deepens until it holds, up to opt.MaxDepth. It fails if one does
 // not, or if p's value is not v.
@@ -185,12 +186,15 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 		maxDepth = maxBoundsDepth
 	}
 	cs := children(p, tb.rules)
+	rank := func(m rules.Move) int {
+		if i := slices.Index(opt.First, m); i >= 0 {
+			return i
+		}
+		return len(opt.First)
+	}
 	slices.SortStableFunc(cs, func(a, b child) int {
-		switch {
-		case a.move == opt.Hint:
-			return -1
-		case b.move == opt.Hint:
-			return 1
+		if ra, rb := rank(a.move), rank(b.move); ra != rb {
+			return ra - rb
 		}
 		return b.gain - a.gain
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -310,5 +311,40 @@ func TestCheckpointResumes(t *testing.T) {
 	}
 	if len(bounds) != 1 || !bounds[0].Resumed || bounds[0].Lo != bounds[0].Hi {
 		t.Fatalf("resumed: bounds %+v, want only the checkpoint's", bounds)
+	}
+}
+
+// TestPublishedCertificates: the certificates of docs/certificates are
+// well formed, name a database for every count up to their largest, and
+// their claims make their values (checking the claims themselves needs the
+// databases: endodoi solve --verify).
+func TestPublishedCertificates(t *testing.T) {
+	paths, err := filepath.Glob("../docs/certificates/*.cert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no certificate in docs/certificates")
+	}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := ParseCertificate(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := cert.compose(); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		if len(cert.Claims) == 0 {
+			t.Errorf("%s: no claims", path)
+		}
+		// Named for its board: 2xHxS.cert.
+		if want := fmt.Sprintf("2x%dx%d.cert", cert.Position.Holes(), cert.Position.Total()/(2*cert.Position.Holes())); filepath.Base(path) != want {
+			t.Errorf("%s holds the start of another board (%s)", path, want)
+		}
 	}
 }

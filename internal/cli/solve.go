@@ -150,7 +150,7 @@ func certify(ctx context.Context, w io.Writer, path string, p rules.Position, so
 		copt.MaxDepth = sol.Bounds.Depth + 8
 	}
 	if len(sol.PV) > 0 {
-		copt.Hint = sol.PV[0]
+		copt.First = sol.PV[:1]
 	}
 	began := time.Now()
 	cert, err := egtb.Certify(ctx, tb, p, sol.Value, copt)
