@@ -393,6 +393,12 @@ func TestBounderMatchesBounds(t *testing.T) {
 					t.Fatal(err)
 				}
 				nlo, nhi := -p.OnBoard(), p.OnBoard()
+				pair, err := small.NewBounder(p, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pairUpper := pair.Clone()
+				plo, phi := nlo, nhi
 				for d := 1; d <= 10; d++ {
 					lo, hi, n, err := small.Bounds(context.Background(), p, d)
 					if err != nil {
@@ -415,6 +421,13 @@ func TestBounderMatchesBounds(t *testing.T) {
 						t.Fatalf("%s (%s), depth %d: Within [%d, %d], Bounds [%d, %d]", p, variant, d, nlo, nhi, lo, hi)
 					}
 					within += wn
+					// And with the two searches side by side.
+					if plo, phi, _, err = pair.WithinSideBySide(context.Background(), pairUpper, d, plo, phi); err != nil {
+						t.Fatal(err)
+					}
+					if plo != lo || phi != hi {
+						t.Fatalf("%s (%s), depth %d: WithinSideBySide [%d, %d], Bounds [%d, %d]", p, variant, d, plo, phi, lo, hi)
+					}
 					for _, v := range []int{lo - 2, lo, lo + 2} {
 						ok, bound, _, err := tester.AtLeast(context.Background(), d, v)
 						if err != nil {

@@ -33,8 +33,10 @@ type SolveOptions struct {
 	// (0: DefaultBoundsMiB); the tests of an engine's value take twice
 	// that, a copy for each.
 	BoundsMiB int
-	// Search, needed when Solve searches, is the engine's search of p
-	// with tb's help, run until ctx is done or it proves p's value.
+	// Search is the engine's search of p with tb's help, run until ctx is
+	// done or it proves p's value, beside the bounding searches. Without
+	// it the bounding searches have both cores: the lower and the upper
+	// bound's searches of each depth run side by side.
 	Search func(ctx context.Context, tb *Tablebase, p rules.Position) (EngineResult, error)
 	// Progress, if not nil, receives a complete solution's progress.
 	Progress func(Progress)
@@ -195,9 +197,6 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	if _, err := tb.Value(p); err == nil {
 		return sol.fromDatabases(tb, p)
 	}
-	if opt.Search == nil {
-		return errors.New("egtb: Solve needs a Search beyond the databases")
-	}
 	start := time.Now()
 	// The engine's search and the bounds run side by side, one core each.
 	// The bounds, deeper and deeper until they meet, are a second,
@@ -217,6 +216,11 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	// one (confirm).
 	proved := make(chan struct{})
 	go func() {
+		if opt.Search == nil {
+			// The bounds alone, on both cores.
+			done <- searched{}
+			return
+		}
 		res, err := opt.Search(sctx, tb, p)
 		if err == nil && res.Exact && res.Score%100 == 0 {
 			close(proved)
@@ -276,11 +280,22 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 		}
 		return nil
 	}
+	var upper *Bounder // without the engine, the upper bound's searcher
+	if opt.Search == nil {
+		upper = bd.Clone()
+	}
 	for d := depth + 1; d <= maxBoundsDepth && lo < hi; d++ {
 		began := time.Now()
 		// Each depth's bounds lie within the last's: its searches look
 		// only there.
-		l, h, nodes, err := bd.Within(fctx, d, lo, hi)
+		var l, h int
+		var nodes uint64
+		var err error
+		if upper != nil {
+			l, h, nodes, err = bd.WithinSideBySide(fctx, upper, d, lo, hi)
+		} else {
+			l, h, nodes, err = bd.Within(fctx, d, lo, hi)
+		}
 		if errors.Is(err, ErrNotBounds) {
 			return fmt.Errorf("%w (resumed from a checkpoint with wrong bounds?)", err)
 		}
@@ -314,7 +329,9 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 		return fmt.Errorf("the engine's search: %w", got.err)
 	}
 	res := got.res
-	sol.Engine = &res
+	if opt.Search != nil {
+		sol.Engine = &res
+	}
 	exact := res.Exact && res.Score%100 == 0
 	v := res.Score / 100
 	if exact && (v < lo || v > hi) {

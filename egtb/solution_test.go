@@ -48,6 +48,15 @@ func TestSolve(t *testing.T) {
 		t.Errorf("bounds %+v, solution's %+v", bounds, sol.Bounds)
 	}
 
+	// Without the engine: the bounds alone, side by side.
+	sol, err = Solve(context.Background(), p, SolveOptions{Rules: r, Dir: dir, Memory: 1, SearchTime: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sol.Solved || sol.Value != want || sol.Engine != nil || sol.Bounds.Lo != sol.Bounds.Hi {
+		t.Errorf("bounds only: %+v, want value %d", sol, want)
+	}
+
 	// The engine proves a value at once: the bounds, stopped (unless they
 	// met first), test that value alone, and confirm it.
 	engineSays := func(v int) func(context.Context, *Tablebase, rules.Position) (EngineResult, error) {

@@ -154,6 +154,12 @@ func TestSolve(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cp, "checkpoint.json")); err != nil {
 		t.Errorf("no checkpoint written: %v", err)
 	}
+	// Again, resumed from the checkpoint, by the bounds alone.
+	code, out, errOut = run(t, "", "solve", "--quiet", "--memory", "0.000001", "--egtb", dir, "--time", "5s", "--bounds-table", "8",
+		"--checkpoint", cp, "--engine=false", "3", "2")
+	if code != 0 || lastLine(out) != "value -2" || !strings.Contains(out, "resumed from the checkpoint") || strings.Contains(out, "engine search") {
+		t.Errorf("solve resumed without the engine: exit %d\n%s\n%s", code, out, errOut)
+	}
 	code, out, errOut = run(t, "", "solve", "--egtb", dir, "--bounds-table", "8", "--verify", cert)
 	if code != 0 || lastLine(out) != "verified -2" {
 		t.Errorf("verify: exit %d\n%s\n%s", code, out, errOut)

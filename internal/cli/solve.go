@@ -28,7 +28,7 @@ const maxBoundsMiB = 16 << 10
 var solveCommand = &command{
 	name:    "solve",
 	summary: "find the game-theoretic value of a start or position with best play on both sides",
-	usage: "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--bounds-table MiB] [--checkpoint DIR] [--certificate FILE] [--variant V] [--max-laps L] <holes> <seeds> | <position>\n" +
+	usage: "[--egtb DIR] [--memory GiB] [--time D] [--hash MiB] [--bounds-table MiB] [--checkpoint DIR] [--certificate FILE] [--engine=false] [--variant V] [--max-laps L] <holes> <seeds> | <position>\n" +
 		"       endodoi solve --verify FILE [--egtb DIR] [--bounds-table MiB] [--workers W]",
 	examples: []string{
 		"endodoi solve 3 3",
@@ -51,6 +51,7 @@ var solveCommand = &command{
 		quiet := fs.Bool("quiet", false, "no progress bar")
 		checkpoint := fs.String("checkpoint", "", "when searching, a folder where the bounding search saves its progress (every minute and at the end) and from which a later run of the same position resumes")
 		certificate := fs.String("certificate", "", "once the value is proven, prove it again one move deeper and write the proof's certificate to this file, for --verify")
+		withEngine := fs.Bool("engine", true, "when searching, run the engine's search beside the bounding search (a second proof when it proves the value); --engine=false gives both cores to the bounds, the lower and the upper side by side")
 		verify := fs.String("verify", "", "check the certificate in this file over the databases of --egtb (default egtb) instead of solving")
 		return func(ctx context.Context, env Env, args []string) error {
 			var p rules.Position
@@ -103,7 +104,10 @@ var solveCommand = &command{
 			}
 			progress := unlessQuiet(env.Stderr, *quiet)
 			opt := egtb.SolveOptions{Rules: r, Dir: *dir, Memory: *memory * (1 << 30), SearchTime: *searchTime, Workers: *workers,
-				BoundsMiB: *boundsMiB, Search: enginesolve.Search(r, *hash), Checkpoint: *checkpoint}
+				BoundsMiB: *boundsMiB, Checkpoint: *checkpoint}
+			if *withEngine {
+				opt.Search = enginesolve.Search(r, *hash)
+			}
 			return solve(ctx, env.Stdout, progress, p, opt, *certificate)
 		}
 	},
