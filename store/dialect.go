@@ -60,6 +60,10 @@ type dialect struct {
 	// as one statement (PostgreSQL's data-modifying WITH), so a move is
 	// one round trip and needs no transaction of its own.
 	oneStatementMove bool
+	// setRewrites: an UPDATE rewrites the index entries of every column
+	// it sets, changed or not (SQLite; PostgreSQL compares the values), so
+	// a change leaves out the indexed columns it does not change.
+	setRewrites bool
 	// foreignKey reports whether err is a foreign key's refusal.
 	foreignKey func(err error) bool
 
@@ -109,8 +113,9 @@ var sqliteDialect = &dialect{
 	list: func(string) string {
 		return `(SELECT key AS i, value AS v FROM json_each(?))`
 	},
-	created:   `rowid`,
-	clockRuns: `turn_start != ''`,
+	created:     `rowid`,
+	clockRuns:   `turn_start != ''`,
+	setRewrites: true,
 	foreignKey: func(err error) bool {
 		return hasCode(err, sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY)
 	},

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/endodoi/endodoi/play/game"
 	"github.com/endodoi/endodoi/rules"
+	"pgregory.net/rapid"
 )
 
 // newOnline stores an online game with the given invite, South seated as
@@ -355,4 +357,70 @@ func testTimes(t *testing.T, open func() Store) {
 	if _, st := onlineOf(t, s, on.ID); !st.TurnStart.IsZero() {
 		t.Errorf("a stopped clock's start %v, want none", st.TurnStart)
 	}
+}
+
+// Model: whatever sequence of changes an online game sees, seats changed
+// or kept, at its revision or a stale one, the stored state is the last
+// change accepted, a change is accepted exactly when its revision is the
+// game's, and a seat is found exactly while it is one of the game's
+// (SQLite sets the seats only when they change: updateOnline).
+func TestOnlineChangesFollowTheModel(t *testing.T) { forEachStore(t, testOnlineChangesFollowTheModel) }
+
+func testOnlineChangesFollowTheModel(t *testing.T, open func() Store) {
+	ctx := context.Background()
+	s := open()
+	iteration := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		iteration++
+		seat := func(i int) string { return fmt.Sprintf("seat-%d-%d", iteration, i) }
+		g := newOnline(t, s, fmt.Sprintf("model%d", iteration), seat(0))
+		_, model := onlineOf(t, s, g.ID)
+		used := []string{seat(0)}
+		a := moves(t, "a")[0]
+		ply := 0
+		for step := range rapid.IntRange(1, 12).Draw(rt, "changes") {
+			o := model
+			for side := range o.Seats {
+				switch rapid.IntRange(0, 3).Draw(rt, "seat") {
+				case 0: // a new seat
+					o.Seats[side] = seat(len(used))
+					used = append(used, o.Seats[side])
+				case 1: // left free
+					o.Seats[side] = ""
+				} // else kept, as a move keeps them
+			}
+			o.TurnStart = time.Date(2026, 3, 1, 12, 0, step, 0, time.UTC)
+			o.Left[step%2] -= time.Duration(rapid.IntRange(0, 5000).Draw(rt, "ms")) * time.Millisecond
+			o.DrawOffer = rapid.SampledFrom([]string{"", "s", "n"}).Draw(rt, "draw offer")
+			rev := model.Rev + int64(rapid.IntRange(-1, 1).Draw(rt, "revision off by"))
+			c := game.Change{Ply: ply, Rev: rev, From: ply, Result: "*", Online: &o}
+			if rapid.Bool().Draw(rt, "with a move") {
+				c.Moves = []rules.Move{a}
+			}
+			err := s.Update(ctx, g.ID, c)
+			switch {
+			case rev != model.Rev:
+				if !errors.Is(err, ErrConflict) {
+					rt.Fatalf("change %d at revision %d of %d: %v, want ErrConflict", step, rev, model.Rev, err)
+				}
+			case err != nil:
+				rt.Fatalf("change %d: %v", step, err)
+			default:
+				if o.Rev != model.Rev+1 {
+					rt.Fatalf("change %d: revision %d, want %d", step, o.Rev, model.Rev+1)
+				}
+				model = o
+				ply += len(c.Moves)
+			}
+			got, stored := onlineOf(t, s, g.ID)
+			if stored != model || len(got.Moves) != ply {
+				rt.Fatalf("after change %d: %d moves, %+v; want %d, %+v", step, len(got.Moves), stored, ply, model)
+			}
+			for _, h := range used {
+				if ok, err := s.SeatExists(ctx, h); err != nil || ok != slices.Contains(model.Seats[:], h) {
+					rt.Fatalf("after change %d: seat %s found %t (%v), seats %q", step, h, ok, err, model.Seats)
+				}
+			}
+		}
+	})
 }

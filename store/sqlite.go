@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -38,6 +39,7 @@ type SQLite struct {
 	reads   *readStmts // the readers' statements, prepared on r
 	queue   chan *write
 	stopped chan struct{} // closed when the writer has returned
+	gather  gathering     // how long the writer waits for company (writer.go)
 
 	mu       sync.RWMutex // guards closed against the writes being queued
 	closed   bool
@@ -150,6 +152,7 @@ func Open(ctx context.Context, path string) (*SQLite, error) {
 	}
 	s.queue = make(chan *write, maxBatch)
 	s.stopped = make(chan struct{})
+	s.gather = gathering{most: gatherMost, after: time.After}
 	go s.run()
 	return s, nil
 }

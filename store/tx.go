@@ -263,16 +263,31 @@ func (t *tx) change(id string, c *game.Change, updated time.Time) error {
 // revision rev, and sends notice with the same statement, only if the
 // guard held.
 func (t *tx) updateOnline(id string, rev int64, o *game.Online, notice string) error {
-	const update = `UPDATE online SET south_seat = ?, north_seat = ?, clock_ms = ?, increment_ms = ?, per_move = ?,
-		south_ms = ?, north_ms = ?, turn_start = ?, end_reason = ?, draw_offer = ?, takeback_offer = ?,
-		rematch_offer = ?, next_game = ?, rev = ? WHERE game_id = ? AND rev = ?`
-	query, args := update, append(onlineArgs(o), rev+1, id, rev)
-	if notice != "" && t.d.notify != "" && t.later == nil {
-		query, args = update+` RETURNING {notify}`, append(args, notice)
+	n := int64(0)
+	if t.d.setRewrites {
+		// Most changes (a move, a clock, an offer) leave the seats as they
+		// are: setting them anyway would rewrite both seats' index entries.
+		// The seats are in the guard instead; a change of seat (or a
+		// revision taken already) changes nothing here and is made, or
+		// refused, below.
+		var err error
+		n, err = t.setOnline(`UPDATE online SET clock_ms = ?, increment_ms = ?, per_move = ?,
+			south_ms = ?, north_ms = ?, turn_start = ?, end_reason = ?, draw_offer = ?, takeback_offer = ?,
+			rematch_offer = ?, next_game = ?, rev = ? WHERE game_id = ? AND rev = ? AND south_seat = ? AND north_seat = ?`,
+			append(onlineArgs(o)[2:], rev+1, id, rev, o.Seats[rules.South], o.Seats[rules.North]), notice)
+		if err != nil {
+			return err
+		}
 	}
-	n, err := t.exec(query, args...)
-	if err != nil {
-		return err
+	if n == 0 {
+		var err error
+		n, err = t.setOnline(`UPDATE online SET south_seat = ?, north_seat = ?, clock_ms = ?, increment_ms = ?,
+			per_move = ?, south_ms = ?, north_ms = ?, turn_start = ?, end_reason = ?, draw_offer = ?, takeback_offer = ?,
+			rematch_offer = ?, next_game = ?, rev = ? WHERE game_id = ? AND rev = ?`,
+			append(onlineArgs(o), rev+1, id, rev), notice)
+		if err != nil {
+			return err
+		}
 	}
 	if n != 1 {
 		return fmt.Errorf("game %s has changed since revision %d: %w", id, rev, ErrConflict)
@@ -282,6 +297,16 @@ func (t *tx) updateOnline(id string, rev int64, o *game.Online, notice string) e
 		return t.notify(notice)
 	}
 	return nil
+}
+
+// setOnline runs update, a guarded UPDATE of online with args, sending
+// notice with the same statement where the dialect can, and returns the
+// rows it changed.
+func (t *tx) setOnline(update string, args []any, notice string) (int64, error) {
+	if notice != "" && t.d.notify != "" && t.later == nil {
+		update, args = update+` RETURNING {notify}`, append(args, notice)
+	}
+	return t.exec(update, args...)
 }
 
 // resumeClocks moves the start of every running clock on by the time

@@ -108,28 +108,73 @@ func (s *SQLite) write(ctx context.Context, what string, single bool, do func(*t
 	}
 }
 
+// gatherMost is the longest the writer waits for more writes to join a
+// transaction (see gathering). A durable commit (synchronous=FULL) costs
+// a sync of the log whatever it carries, so under load a transaction of
+// several moves costs each far less than a transaction of its own; the
+// wait bounds what gathering adds to a write's answer.
+const gatherMost = 1500 * time.Microsecond
+
+// gathering is the writer's wait for company, like PostgreSQL's
+// commit_delay: when the transaction before carried more than one write,
+// writes are arriving faster than the writer commits them, and the next
+// transaction waits up to most for others before it commits. A writer
+// whose last transaction was alone (an idle server, a caller writing one
+// change after another) never waits.
+type gathering struct {
+	most  time.Duration                        // 0: never waits
+	after func(time.Duration) <-chan time.Time // time.After; tests inject theirs
+	last  int                                  // writes in the transaction before
+}
+
+// waits says whether the next transaction waits for company.
+func (g *gathering) waits() bool { return g.most > 0 && g.last > 1 }
+
 // run is the writer: it takes the first write queued and whatever else is
-// queued by then, up to maxBatch, and commits them together, until Close
+// queued by then, up to maxBatch; if writes are coming fast (gathering),
+// it waits a little for more; then it commits them together, until Close
 // closes the queue.
 func (s *SQLite) run() {
 	defer close(s.stopped)
 	batch := make([]*write, 0, maxBatch)
 	for w := range s.queue {
-		batch = append(batch[:0], w)
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case w, ok := <-s.queue:
-				if !ok {
-					break more
-				}
-				batch = append(batch, w)
-			default:
-				break more
-			}
+		batch = s.take(append(batch[:0], w), nil)
+		if len(batch) < maxBatch && s.gather.waits() {
+			batch = s.take(batch, s.gather.after(s.gather.most))
 		}
+		s.gather.last = len(batch)
 		s.commit(batch)
 	}
+}
+
+// take adds the writes queued to batch, up to maxBatch: those queued now
+// if until is nil, else those queued until it fires, and then those
+// queued by then. A closed queue (Close) ends the wait.
+func (s *SQLite) take(batch []*write, until <-chan time.Time) []*write {
+	for len(batch) < maxBatch {
+		select {
+		case w, ok := <-s.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, w)
+			continue
+		default:
+		}
+		if until == nil {
+			return batch
+		}
+		select {
+		case w, ok := <-s.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, w)
+		case <-until:
+			until = nil
+		}
+	}
+	return batch
 }
 
 // commit makes the writes of batch in one transaction and answers them.
