@@ -137,6 +137,20 @@ func (bd *Bounder) WithinSideBySide(ctx context.Context, other *Bounder, depth, 
 	return max(l, lo), min(u.v, hi), nodes, nil
 }
 
+// Best returns the move the last lower bound's search found best at the
+// root, as its table keeps it, or NoMove when it keeps none: the move to
+// try first for a certificate's lower bound.
+func (bd *Bounder) Best() rules.Move {
+	t := bd.b.table
+	if t == nil {
+		return rules.NoMove
+	}
+	if e := t.slot(&bd.b.root); e.holds(&bd.b.root) {
+		return e.move[1]
+	}
+	return rules.NoMove
+}
+
 // Clone returns a Bounder of the same position with a copy of bd's table,
 // to search beside bd (WithinSideBySide).
 func (bd *Bounder) Clone() *Bounder { return bd.clone() }

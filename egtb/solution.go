@@ -116,6 +116,10 @@ type Solution struct {
 	PVProven bool
 	// Engine is the engine's search, when one ran.
 	Engine *EngineResult
+	// Best is the move the bounding search found best for the lower
+	// bound, NoMove if none: where the bounds met, a move that keeps the
+	// value.
+	Best rules.Move
 	// Bounds is the deepest bounding search; Confirmed reports that the
 	// bounds met at the engine's exact value.
 	Bounds    Bound
@@ -151,7 +155,7 @@ func Solve(ctx context.Context, p rules.Position, opt SolveOptions) (Solution, e
 	if p.OnBoard() > MaxSeeds {
 		return Solution{}, fmt.Errorf("%d seeds on the board: the solver handles at most %d", p.OnBoard(), MaxSeeds)
 	}
-	sol := Solution{Memory: SolveMemory(p.Holes(), p.OnBoard())}
+	sol := Solution{Memory: SolveMemory(p.Holes(), p.OnBoard()), Best: rules.NoMove}
 	start := time.Now()
 	if opt.searches(p) {
 		sol.Method = Searched
@@ -321,6 +325,7 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	if lo == hi {
 		stopSearch()
 	}
+	sol.Best = bd.Best()
 	got := <-done
 	if err := ctx.Err(); err != nil {
 		return err

@@ -56,6 +56,12 @@ func TestSolve(t *testing.T) {
 	if !sol.Solved || sol.Value != want || sol.Engine != nil || sol.Bounds.Lo != sol.Bounds.Hi {
 		t.Errorf("bounds only: %+v, want value %d", sol, want)
 	}
+	// Its best move keeps the value.
+	if q, err := p.Play(sol.Best, r); err != nil {
+		t.Errorf("bounds only: best move %s: %v", sol.Best, err)
+	} else if v, err := full.Value(q); err != nil || q.Captured(p.ToMove())-p.Captured(p.ToMove())-v != want {
+		t.Errorf("bounds only: best move %s leads to %d for the opponent (%v), not what keeps %d", sol.Best, v, err, want)
+	}
 
 	// The engine proves a value at once: the bounds, stopped (unless they
 	// met first), test that value alone, and confirm it.

@@ -154,7 +154,10 @@ func certify(ctx context.Context, w io.Writer, path string, p rules.Position, so
 		copt.MaxDepth = sol.Bounds.Depth + 8
 	}
 	if len(sol.PV) > 0 {
-		copt.First = sol.PV[:1]
+		copt.First = append(copt.First, sol.PV[0])
+	}
+	if sol.Best != rules.NoMove {
+		copt.First = append(copt.First, sol.Best)
 	}
 	began := time.Now()
 	cert, err := egtb.Certify(ctx, tb, p, sol.Value, copt)
