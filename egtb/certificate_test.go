@@ -246,7 +246,7 @@ func TestCheckpointResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := LoadCheckpoint(cpDir, resumed, 1)
+	cp, err := LoadCheckpoint(cpDir, resumed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,21 +272,21 @@ func TestCheckpointResumes(t *testing.T) {
 
 	// Refused: another position, another table size, a damaged table.
 	other, _ := tb.NewBounder(rules.MustParsePosition("2,1,0,3/1,0,2,1 s 0 0"), 1)
-	if _, err := LoadCheckpoint(cpDir, other, 1); err == nil || !strings.Contains(err.Error(), "position") {
+	if _, err := LoadCheckpoint(cpDir, other); err == nil || !strings.Contains(err.Error(), "position") {
 		t.Fatalf("another position's checkpoint: %v", err)
 	}
 	big, _ := tb.NewBounder(p, 2)
-	if _, err := LoadCheckpoint(cpDir, big, 2); err == nil || !strings.Contains(err.Error(), "--bounds-table 1") {
+	if _, err := LoadCheckpoint(cpDir, big); err == nil || !strings.Contains(err.Error(), "--bounds-table 1") {
 		t.Fatalf("another table size: %v", err)
 	}
-	if _, err := LoadCheckpoint(t.TempDir(), resumed, 1); !errors.Is(err, ErrNoCheckpoint) {
+	if _, err := LoadCheckpoint(t.TempDir(), resumed); !errors.Is(err, ErrNoCheckpoint) {
 		t.Fatalf("an empty folder: %v", err)
 	}
 	table := filepath.Join(cpDir, tableFile)
 	data, _ := os.ReadFile(table)
 	data[len(data)/2] ^= 0x40
 	os.WriteFile(table, data, 0o644)
-	if _, err := LoadCheckpoint(cpDir, resumed, 1); err == nil {
+	if _, err := LoadCheckpoint(cpDir, resumed); err == nil {
 		t.Fatal("a damaged table was read")
 	}
 

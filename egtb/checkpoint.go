@@ -107,7 +107,7 @@ var ErrNoCheckpoint = errors.New("no checkpoint")
 // bd. It returns an error wrapping ErrNoCheckpoint when dir holds none, and
 // an error saying what differs when the checkpoint is of another position,
 // rules, databases or table size.
-func LoadCheckpoint(dir string, bd *Bounder, tableMiB int) (Checkpoint, error) {
+func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 	var cp Checkpoint
 	f, err := os.Open(filepath.Join(dir, checkpointFile))
 	if errors.Is(err, os.ErrNotExist) {
@@ -136,7 +136,7 @@ func LoadCheckpoint(dir string, bd *Bounder, tableMiB int) (Checkpoint, error) {
 		return cp, fmt.Errorf("the checkpoint in %s is of the %s rules with a lap cap of %d, not %s", dir, cp.Variant, cp.MaxLaps, b.tb.rules)
 	case !cp.Databases.Same(counts):
 		return cp, fmt.Errorf("the checkpoint in %s was made over other databases than those in %s", dir, b.tb.dir)
-	case cp.TableMiB != tableMiB:
+	case cp.TableMiB != b.table.mib:
 		return cp, fmt.Errorf("the checkpoint in %s has a table of %d MiB: resume it with --bounds-table %d", dir, cp.TableMiB, cp.TableMiB)
 	case cp.Depth < 0 || cp.Lo > cp.Hi || cp.Lo < -b.root.OnBoard() || cp.Hi > b.root.OnBoard():
 		return cp, fmt.Errorf("the checkpoint in %s is damaged: depth %d, bounds %d to %d", dir, cp.Depth, cp.Lo, cp.Hi)
@@ -208,14 +208,14 @@ func writeSynced(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// tableBytes is the table's memory as bytes, to save and load as it is:
+// bytes returns the table's memory as bytes, to save and load as it is:
 // its entries are plain values, written and read back on the same kind of
 // machine (the header names the entry size and the byte order's check).
 func (t *boundsTable) bytes() []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t.slots))), len(t.slots)*int(unsafe.Sizeof(boundsEntry{})))
 }
 
-// tableHeader is the table file's header: the magic, the entry size, the
+// header returns the table file's header: the magic, the entry size, the
 // number of slots and a number that reads back differently in the other
 // byte order.
 func (t *boundsTable) header() []byte {

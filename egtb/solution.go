@@ -256,7 +256,7 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 	depth := 0 // the deepest bounds found
 	cp := Checkpoint{Lo: lo, Hi: hi}
 	if opt.Checkpoint != "" {
-		c, err := LoadCheckpoint(opt.Checkpoint, bd, tableMiB)
+		c, err := LoadCheckpoint(opt.Checkpoint, bd)
 		switch {
 		case err == nil:
 			cp, depth, lo, hi = c, c.Depth, c.Lo, c.Hi

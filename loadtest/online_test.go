@@ -427,7 +427,7 @@ func TestOnlineLostAndDuplicated(t *testing.T) {
 	t.Run("forget", func(t *testing.T) {
 		f := newFakeOnline()
 		f.forget = 13
-		rep := runFake(t, f, Config{Games: 4, Rate: 20, Duration: time.Second, Timeout: 300 * time.Millisecond, Check: true})
+		rep := runFake(t, f, Config{Games: 4, Rate: 20, Duration: 2 * time.Second, Timeout: time.Second, Check: true})
 		// A game whose move was forgotten stalls: its mover saw the move,
 		// its opponent never does.
 		if n := f.stats["forget"]; n == 0 || rep.Lost != int64(n) || rep.Check == nil || rep.Check.Lost != n {
