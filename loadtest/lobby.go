@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -196,6 +197,7 @@ type lobbyRunner struct {
 
 	mu    sync.Mutex
 	games map[string]*sharedGame
+	made  int // games made: the raced ones are spread evenly over them
 	st    lstats
 }
 
@@ -582,10 +584,15 @@ func (r *lobbyRunner) game(id string) *sharedGame {
 	g := r.games[id]
 	if g == nil {
 		g = &sharedGame{id: id, raceAt: -1, race: [2]chan int{make(chan int, 1), make(chan int, 1)}, sent: map[int][]sentMove{}}
-		// The draw depends on the game alone, so that both clients agree.
-		h := rand.New(rand.NewPCG(r.cfg.Seed, hashString(id)))
-		if h.Float64() < r.cfg.Races {
-			g.raceAt = 6 + h.IntN(30)
+		// The share of raced games is met exactly, not drawn: of the
+		// first n games, ⌊n·Races⌋ are raced, so that a small run races
+		// some. The ply is drawn from the game, early enough that a game
+		// of random moves is still under way.
+		n := float64(r.made)
+		r.made++
+		if math.Floor((n+1)*r.cfg.Races) > math.Floor(n*r.cfg.Races) {
+			h := rand.New(rand.NewPCG(r.cfg.Seed, hashString(id)))
+			g.raceAt = 6 + h.IntN(16)
 		}
 		r.games[id] = g
 	}
