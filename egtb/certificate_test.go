@@ -290,6 +290,28 @@ func TestCheckpointResumes(t *testing.T) {
 		t.Fatal("a damaged table was read")
 	}
 
+	// Without its table, a checkpoint resumes cold, into a table of any
+	// size, to the same bounds.
+	os.Remove(table)
+	cold, _ := tb.NewBounder(p, 2)
+	cp, err = LoadCheckpoint(cpDir, cold)
+	if err != nil || !cp.Cold || cp.Depth != 6 || cp.TableMiB != 2 {
+		t.Fatalf("without its table: %+v, %v; want depth 6, cold, in a table of 2 MiB", cp, err)
+	}
+	lo, hi = cp.Lo, cp.Hi
+	for d := 7; d <= 12; d++ {
+		wlo, whi, _, err := whole.Bounds(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi, _, err = cold.Within(ctx, d, lo, hi); err != nil {
+			t.Fatal(err)
+		}
+		if lo != wlo || hi != whi {
+			t.Fatalf("depth %d, cold: %d to %d, one run %d to %d", d, lo, hi, wlo, whi)
+		}
+	}
+
 	// Solve with a checkpoint: a second Solve resumes where the first
 	// ended, with the same value and no search.
 	never := func(ctx context.Context, tb *Tablebase, p rules.Position) (EngineResult, error) {
@@ -309,8 +331,16 @@ func TestCheckpointResumes(t *testing.T) {
 	if err != nil || !sol.Solved || sol.Value != want {
 		t.Fatalf("resumed: %+v, %v; want the value %d", sol, err, want)
 	}
-	if len(bounds) != 1 || !bounds[0].Resumed || bounds[0].Lo != bounds[0].Hi {
-		t.Fatalf("resumed: bounds %+v, want only the checkpoint's", bounds)
+	if len(bounds) != 1 || !bounds[0].Resumed || bounds[0].Cold || bounds[0].Lo != bounds[0].Hi {
+		t.Fatalf("resumed: bounds %+v, want only the checkpoint's, with its table", bounds)
+	}
+	os.Remove(filepath.Join(solveDir, tableFile))
+	bounds = nil
+	if sol, err = Solve(ctx, p, opt); err != nil || !sol.Solved || sol.Value != want {
+		t.Fatalf("resumed without the table: %+v, %v; want the value %d", sol, err, want)
+	}
+	if len(bounds) != 1 || !bounds[0].Resumed || !bounds[0].Cold || !strings.Contains(bounds[0].String(), "table not found") {
+		t.Fatalf("resumed without the table: bounds %+v, want the checkpoint's, cold", bounds)
 	}
 }
 

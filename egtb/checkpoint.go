@@ -12,7 +12,9 @@ package egtb
 //	                 order the last one found best
 //
 // Both are written to temporary files, synced and renamed into place, the
-// table first: a stop at any moment leaves the last checkpoint whole.
+// table first: a stop at any moment leaves the last checkpoint whole. The
+// description alone, without the table, resumes cold: the same depth and
+// bounds, with an empty table.
 
 import (
 	"bufio"
@@ -89,6 +91,11 @@ type Checkpoint struct {
 	// runs are never taken together.
 	TableMiB int    `json:"tableMiB"`
 	TableCRC uint32 `json:"tableCRC"`
+	// Cold, set by LoadCheckpoint, tells that the folder held the
+	// description without its table (kept, say, where the table's
+	// gigabytes could not go): the search resumes at the depth and
+	// within the bounds reached, with an empty table.
+	Cold bool `json:"-"`
 }
 
 const (
@@ -106,7 +113,8 @@ var ErrNoCheckpoint = errors.New("no checkpoint")
 // LoadCheckpoint reads the checkpoint in dir and restores its table into
 // bd. It returns an error wrapping ErrNoCheckpoint when dir holds none, and
 // an error saying what differs when the checkpoint is of another position,
-// rules, databases or table size.
+// rules, databases or table size. A checkpoint whose table is missing
+// (not damaged) is read without it, and marked Cold.
 func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 	var cp Checkpoint
 	f, err := os.Open(filepath.Join(dir, checkpointFile))
@@ -136,12 +144,21 @@ func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 		return cp, fmt.Errorf("the checkpoint in %s is of the %s rules with a lap cap of %d, not %s", dir, cp.Variant, cp.MaxLaps, b.tb.rules)
 	case !cp.Databases.Same(counts):
 		return cp, fmt.Errorf("the checkpoint in %s was made over other databases than those in %s", dir, b.tb.dir)
-	case cp.TableMiB != b.table.mib:
-		return cp, fmt.Errorf("the checkpoint in %s has a table of %d MiB: resume it with --bounds-table %d", dir, cp.TableMiB, cp.TableMiB)
 	case cp.Depth < 0 || cp.Lo > cp.Hi || cp.Lo < -b.root.OnBoard() || cp.Hi > b.root.OnBoard():
 		return cp, fmt.Errorf("the checkpoint in %s is damaged: depth %d, bounds %d to %d", dir, cp.Depth, cp.Lo, cp.Hi)
 	}
-	if err := b.table.load(filepath.Join(dir, tableFile), cp.TableCRC); err != nil {
+	table := filepath.Join(dir, tableFile)
+	if _, err := os.Stat(table); errors.Is(err, os.ErrNotExist) {
+		// The table only orders the search and saves it work: without
+		// it the next depth finds the same bounds, more slowly. A later
+		// save writes this run's table and size.
+		cp.Cold, cp.TableMiB, cp.TableCRC = true, b.table.mib, 0
+		return cp, nil
+	}
+	if cp.TableMiB != b.table.mib {
+		return cp, fmt.Errorf("the checkpoint in %s has a table of %d MiB: resume it with --bounds-table %d", dir, cp.TableMiB, cp.TableMiB)
+	}
+	if err := b.table.load(table, cp.TableCRC); err != nil {
 		return cp, err
 	}
 	return cp, nil

@@ -231,7 +231,11 @@ func (b Bound) String() string {
 			b.Nodes, b.Elapsed.Round(time.Millisecond), Signed(b.Lo), Signed(b.Hi))
 	}
 	if b.Resumed {
-		return fmt.Sprintf("resumed from the checkpoint: bounds at depth %d: %s to %s (%d nodes, %v in the runs before)", b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Second))
+		table := ""
+		if b.Cold {
+			table = " (its table not found: the search goes on with an empty one)"
+		}
+		return fmt.Sprintf("resumed from the checkpoint%s: bounds at depth %d: %s to %s (%d nodes, %v in the runs before)", table, b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Second))
 	}
 	return fmt.Sprintf("bounds at depth %d: %s to %s (%d nodes, %v)", b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Millisecond))
 }

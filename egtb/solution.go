@@ -80,8 +80,9 @@ type Bound struct {
 	Target int
 	Held   bool
 	// Resumed tells that these are the bounds of a checkpoint the search
-	// resumed from, with the nodes and time of the runs before.
-	Resumed bool
+	// resumed from, with the nodes and time of the runs before; Cold that
+	// the checkpoint's table was not there, and the search goes on without.
+	Resumed, Cold bool
 }
 
 // Method is how Solve went about a position.
@@ -260,7 +261,7 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 		switch {
 		case err == nil:
 			cp, depth, lo, hi = c, c.Depth, c.Lo, c.Hi
-			sol.setBounds(p, Bound{Depth: depth, Nodes: c.Nodes, Elapsed: c.Elapsed, Resumed: true}, lo, hi)
+			sol.setBounds(p, Bound{Depth: depth, Nodes: c.Nodes, Elapsed: c.Elapsed, Resumed: true, Cold: c.Cold}, lo, hi)
 			if opt.Bound != nil {
 				opt.Bound(sol.Bounds)
 			}
