@@ -246,7 +246,13 @@ func TestCheckpointResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What a save killed midway leaves is cleared.
+	killed := filepath.Join(cpDir, tableFile+".tmp123")
+	os.WriteFile(killed, []byte("half a table"), 0o644)
 	cp, err := LoadCheckpoint(cpDir, resumed)
+	if _, serr := os.Stat(killed); serr == nil {
+		t.Error("a killed save's temporary file was left")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

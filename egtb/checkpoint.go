@@ -117,6 +117,12 @@ var ErrNoCheckpoint = errors.New("no checkpoint")
 // (not damaged) is read without it, and marked Cold.
 func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 	var cp Checkpoint
+	// A run killed while saving left its temporary files (the table's
+	// are gigabytes): the run starting now is the only writer here.
+	stale, _ := filepath.Glob(filepath.Join(dir, "*.tmp*"))
+	for _, name := range stale {
+		os.Remove(name)
+	}
 	f, err := os.Open(filepath.Join(dir, checkpointFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return cp, fmt.Errorf("%w in %s", ErrNoCheckpoint, dir)
@@ -192,16 +198,22 @@ func SaveCheckpoint(dir string, bd *Bounder, cp Checkpoint) error {
 	})
 }
 
-// writeSynced writes path through write into a temporary file beside it,
-// syncs it and renames it into place.
+// writeSynced writes path through write into a temporary file beside it
+// (named path.tmp and a random tail, so that two writers never share one),
+// syncs it and renames it into place, then syncs the folder as far as the
+// system allows. A stop at any moment leaves the old file or the new one,
+// whole, and perhaps a temporary file that was never renamed.
 func writeSynced(path string, write func(io.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
 	w := bufio.NewWriterSize(f, 1<<20)
-	err = write(w)
+	err = f.Chmod(0o644)
+	if err == nil {
+		err = write(w)
+	}
 	if err == nil {
 		err = w.Flush()
 	}
@@ -211,15 +223,15 @@ func writeSynced(path string, write func(io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
+		d.Sync() // best effort: not every system syncs folders
 		d.Close()
 	}
 	return nil

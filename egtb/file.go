@@ -137,40 +137,15 @@ func writeFile(dir string, h Header, values []int8) error {
 	payload := bytesOf(values)
 	h.Entries = uint64(len(values))
 	h.CRC = crc32.Checksum(payload, castagnoli)
-	name := FileName(h.Holes, h.Seeds, h.Rules)
-	f, err := os.CreateTemp(dir, name+".tmp*")
+	err := writeSynced(filepath.Join(dir, FileName(h.Holes, h.Seeds, h.Rules)), func(w io.Writer) error {
+		if _, err := w.Write(h.marshal()); err != nil {
+			return err
+		}
+		_, err := w.Write(payload)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("egtb: %w", err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("egtb: writing %s: %w", name, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(h.marshal()); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(payload); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("egtb: writing %s: %w", name, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("egtb: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: not every system syncs directories
-		d.Close()
 	}
 	return nil
 }
