@@ -9,12 +9,25 @@ import (
 
 // writeLive sends the messages of send and pings until ctx ends, closed
 // is closed (the connection was dropped, for the reason why gives) or a
-// write fails; then it cancels. A dropped connection is sent nothing
-// more.
+// write or a ping fails; then it cancels. A dropped connection is sent
+// nothing more.
+//
+// A ping waits for its pong on a goroutine of its own, at most one at a
+// time: a message is never held back for a round trip to the client (a
+// move would wait as long as the pong, which under load was the largest
+// share of the delay a move took to reach the opponent).
 func writeLive(ctx context.Context, cancel func(), ws *websocket.Conn, send <-chan []byte, closed <-chan struct{}, why *endCause) {
+	writeLiveEvery(ctx, cancel, ws, send, closed, why, livePing, liveWrite)
+}
+
+// writeLiveEvery is writeLive with a ping every pingEvery, and the time a
+// write, or a pong, may take.
+func writeLiveEvery(ctx context.Context, cancel func(), ws *websocket.Conn, send <-chan []byte, closed <-chan struct{}, why *endCause, pingEvery, wait time.Duration) {
 	defer cancel()
-	ping := time.NewTicker(livePing)
+	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
+	pinging := make(chan struct{}, 1) // holds a token while a ping waits for its pong
+	unanswered := make(chan struct{}) // closed when a ping fails
 	for {
 		select {
 		case <-closed:
@@ -29,20 +42,32 @@ func writeLive(ctx context.Context, cancel func(), ws *websocket.Conn, send <-ch
 		case <-closed:
 			why.get().close(ws)
 			return
+		case <-unanswered:
+			return
 		case msg := <-send:
-			wctx, done := context.WithTimeout(ctx, liveWrite)
+			wctx, done := context.WithTimeout(ctx, wait)
 			err := ws.Write(wctx, websocket.MessageText, msg)
 			done()
 			if err != nil {
 				return
 			}
 		case <-ping.C:
-			pctx, done := context.WithTimeout(ctx, liveWrite)
-			err := ws.Ping(pctx)
-			done()
-			if err != nil {
-				return
+			select {
+			case pinging <- struct{}{}:
+			default:
+				continue // the last ping still waits
 			}
+			go func() {
+				// ctx ends when writeLive returns: the ping with it.
+				pctx, done := context.WithTimeout(ctx, wait)
+				err := ws.Ping(pctx)
+				done()
+				if err != nil {
+					close(unanswered) // and the token kept: no ping after
+					return
+				}
+				<-pinging
+			}()
 		}
 	}
 }

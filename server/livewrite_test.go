@@ -1,0 +1,160 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// holdingProxy forwards TCP connections to a server; while held, what
+// the client sends (a pong, say) is kept back, not what the server sends.
+type holdingProxy struct {
+	ln   net.Listener
+	mu   sync.Mutex
+	held bool
+	cond *sync.Cond
+}
+
+func newHoldingProxy(t *testing.T, target string) *holdingProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &holdingProxy{ln: ln}
+	p.cond = sync.NewCond(&p.mu)
+	t.Cleanup(func() { ln.Close(); p.hold(false) })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				return
+			}
+			t.Cleanup(func() { c.Close(); s.Close() })
+			go io.Copy(c, s)
+			go func() {
+				buf := make([]byte, 4096)
+				for {
+					n, err := c.Read(buf)
+					p.mu.Lock()
+					for p.held {
+						p.cond.Wait()
+					}
+					p.mu.Unlock()
+					if n > 0 {
+						if _, werr := s.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *holdingProxy) hold(on bool) {
+	p.mu.Lock()
+	p.held = on
+	p.mu.Unlock()
+	p.cond.Broadcast()
+}
+
+// liveWriterServer serves one WebSocket whose messages come from send,
+// written by writeLiveEvery with the given ping times; ended is closed
+// when it returns.
+func liveWriterServer(t *testing.T, send chan []byte, every, wait time.Duration) (url string, ended chan struct{}) {
+	ended = make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		ctx, cancel := context.WithCancel(context.Background())
+		ctx = ws.CloseRead(ctx) // reads the pongs
+		var why endCause
+		writeLiveEvery(ctx, cancel, ws, send, make(chan struct{}), &why, every, wait)
+		close(ended)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, ended
+}
+
+// TestLiveWriteNotHeldByPing: a message goes out while a ping waits for
+// its pong, not after it (a move held back for a client's round trip).
+func TestLiveWriteNotHeldByPing(t *testing.T) {
+	send := make(chan []byte, 1)
+	url, ended := liveWriterServer(t, send, 10*time.Millisecond, 10*time.Second)
+	proxy := newHoldingProxy(t, strings.TrimPrefix(url, "http://"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+proxy.ln.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	proxy.hold(true) // the pongs from here on are kept back
+	got := make(chan string, 1)
+	go func() {
+		_, msg, err := ws.Read(ctx)
+		if err == nil {
+			got <- string(msg)
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // a ping goes out and waits
+	send <- []byte("a move")
+	select {
+	case msg := <-got:
+		if msg != "a move" {
+			t.Fatalf("read %q", msg)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the message waited for the ping's pong")
+	case <-ended:
+		t.Fatal("the writer ended")
+	}
+	proxy.hold(false)
+}
+
+// TestLiveWriteUnansweredPing: a ping whose pong does not come in time
+// ends the writer.
+func TestLiveWriteUnansweredPing(t *testing.T) {
+	url, ended := liveWriterServer(t, make(chan []byte), 10*time.Millisecond, 200*time.Millisecond)
+	proxy := newHoldingProxy(t, strings.TrimPrefix(url, "http://"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+proxy.ln.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	go ws.Read(ctx) // answers pings, which the proxy keeps back
+	select {
+	case <-ended:
+		t.Fatal("the writer ended while the pongs came")
+	case <-time.After(300 * time.Millisecond):
+	}
+	proxy.hold(true)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the writer went on with its pings unanswered")
+	}
+	proxy.hold(false)
+}
