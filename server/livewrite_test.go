@@ -96,19 +96,26 @@ func liveWriterServer(t *testing.T, send chan []byte, every, wait time.Duration)
 	return srv.URL, ended
 }
 
+// dialThroughProxy dials the WebSocket server at url through a holding
+// proxy; the context ends with the test.
+func dialThroughProxy(t *testing.T, url string) (context.Context, *holdingProxy, *websocket.Conn) {
+	proxy := newHoldingProxy(t, strings.TrimPrefix(url, "http://"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	ws, _, err := websocket.Dial(ctx, "ws://"+proxy.ln.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	return ctx, proxy, ws
+}
+
 // TestLiveWriteNotHeldByPing: a message goes out while a ping waits for
 // its pong, not after it (a move held back for a client's round trip).
 func TestLiveWriteNotHeldByPing(t *testing.T) {
 	send := make(chan []byte, 1)
 	url, ended := liveWriterServer(t, send, 10*time.Millisecond, 10*time.Second)
-	proxy := newHoldingProxy(t, strings.TrimPrefix(url, "http://"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+proxy.ln.Addr().String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ctx, proxy, ws := dialThroughProxy(t, url)
 	proxy.hold(true) // the pongs from here on are kept back
 	got := make(chan string, 1)
 	go func() {
@@ -136,14 +143,7 @@ func TestLiveWriteNotHeldByPing(t *testing.T) {
 // ends the writer.
 func TestLiveWriteUnansweredPing(t *testing.T) {
 	url, ended := liveWriterServer(t, make(chan []byte), 10*time.Millisecond, 200*time.Millisecond)
-	proxy := newHoldingProxy(t, strings.TrimPrefix(url, "http://"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+proxy.ln.Addr().String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ctx, proxy, ws := dialThroughProxy(t, url)
 	go ws.Read(ctx) // answers pings, which the proxy keeps back
 	select {
 	case <-ended:
