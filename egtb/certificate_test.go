@@ -3,6 +3,7 @@ package egtb
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -381,6 +382,47 @@ func TestPublishedCertificates(t *testing.T) {
 		// Named for its board: 2xHxS.cert.
 		if want := fmt.Sprintf("2x%dx%d.cert", cert.Position.Holes(), cert.Position.Total()/(2*cert.Position.Holes())); filepath.Base(path) != want {
 			t.Errorf("%s holds the start of another board (%s)", path, want)
+		}
+	}
+}
+
+// TestPublishedCheckpoints: the descriptions of the long searches still
+// open, in docs/checkpoints, are checkpoints this program resumes (cold:
+// their tables are not kept there), each of a position with its databases
+// and bounds that make sense.
+func TestPublishedCheckpoints(t *testing.T) {
+	paths, err := filepath.Glob("../docs/checkpoints/*/" + checkpointFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no checkpoint in docs/checkpoints")
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cp Checkpoint
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cp); err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		p, err := rules.ParsePosition(cp.Position)
+		switch {
+		case err != nil:
+			t.Errorf("%s: %v", path, err)
+		case cp.Version != checkpointVersion:
+			t.Errorf("%s: version %d, this program reads %d", path, cp.Version, checkpointVersion)
+		case cp.Databases.Holes != p.Holes() || len(cp.Databases.CRCs) == 0:
+			t.Errorf("%s: databases of %d holes (%d counts) for a board of %d", path, cp.Databases.Holes, len(cp.Databases.CRCs), p.Holes())
+		case cp.Depth < 1 || cp.Lo > cp.Hi || cp.Lo < -p.OnBoard() || cp.Hi > p.OnBoard():
+			t.Errorf("%s: depth %d, bounds %d to %d", path, cp.Depth, cp.Lo, cp.Hi)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), tableFile)); err == nil {
+			t.Errorf("%s: a table beside it (gigabytes): keep the description alone", path)
 		}
 	}
 }
