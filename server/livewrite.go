@@ -28,6 +28,12 @@ func writeLiveEvery(ctx context.Context, cancel func(), ws *websocket.Conn, send
 	defer ping.Stop()
 	pinging := make(chan struct{}, 1) // holds a token while a ping waits for its pong
 	unanswered := make(chan struct{}) // closed when a ping fails
+	// A write may take wait: one timer of the connection's, set for each
+	// write, ends the connection when a write takes longer. (A context with
+	// a deadline for each write allocated a context and a timer a message.)
+	slow := time.AfterFunc(time.Hour, cancel)
+	slow.Stop()
+	defer slow.Stop()
 	for {
 		select {
 		case <-closed:
@@ -45,11 +51,10 @@ func writeLiveEvery(ctx context.Context, cancel func(), ws *websocket.Conn, send
 		case <-unanswered:
 			return
 		case msg := <-send:
-			wctx, done := context.WithTimeout(ctx, wait)
-			err := ws.Write(wctx, websocket.MessageText, msg)
-			done()
-			if err != nil {
-				return
+			slow.Reset(wait)
+			err := ws.Write(ctx, websocket.MessageText, msg)
+			if !slow.Stop() || err != nil {
+				return // the write failed, or took too long
 			}
 		case <-ping.C:
 			select {

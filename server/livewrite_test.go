@@ -158,3 +158,31 @@ func TestLiveWriteUnansweredPing(t *testing.T) {
 	}
 	proxy.hold(false)
 }
+
+// TestLiveWriteSlowClient: a client that stops reading ends its
+// connection once a write has waited the time allowed.
+func TestLiveWriteSlowClient(t *testing.T) {
+	send := make(chan []byte)
+	url, ended := liveWriterServer(t, send, time.Hour, 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	// Never read: the socket's buffers fill, and a write waits.
+	msg := []byte(strings.Repeat("x", 64<<10))
+	for sent := 0; ; sent++ {
+		select {
+		case send <- msg:
+		case <-ended:
+			if sent < 2 {
+				t.Fatalf("the writer ended after %d messages, before the buffers could fill", sent)
+			}
+			return
+		case <-ctx.Done():
+			t.Fatalf("the writer still waits after %d messages of 64 KiB to a client that reads none", sent)
+		}
+	}
+}
