@@ -13,9 +13,8 @@ import (
 // nothing more.
 //
 // A ping waits for its pong on a goroutine of its own, at most one at a
-// time: a message is never held back for a round trip to the client (a
-// move would wait as long as the pong, which under load was the largest
-// share of the delay a move took to reach the opponent).
+// time: a message (a move) is never held back for a round trip to the
+// client.
 func writeLive(ctx context.Context, cancel func(), ws *websocket.Conn, send <-chan []byte, closed <-chan struct{}, why *endCause) {
 	writeLiveEvery(ctx, cancel, ws, send, closed, why, livePing, liveWrite)
 }
