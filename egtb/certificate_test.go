@@ -386,8 +386,8 @@ func TestPublishedCertificates(t *testing.T) {
 	}
 }
 
-// TestPublishedCheckpoints: the descriptions of the long searches still
-// open, in docs/checkpoints, are checkpoints this program resumes (cold:
+// TestPublishedCheckpoints: the descriptions of long searches kept in
+// docs/checkpoints are checkpoints this program resumes (cold:
 // their tables are not kept there), each of a position with its databases
 // and bounds that make sense.
 func TestPublishedCheckpoints(t *testing.T) {
