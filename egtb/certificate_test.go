@@ -3,7 +3,6 @@ package egtb
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -399,27 +398,17 @@ func TestPublishedCheckpoints(t *testing.T) {
 		t.Fatal("no checkpoint in docs/checkpoints")
 	}
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		cp, err := readCheckpoint(filepath.Dir(path))
 		if err != nil {
-			t.Fatal(err)
-		}
-		var cp Checkpoint
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cp); err != nil {
 			t.Errorf("%s: %v", path, err)
 			continue
 		}
-		p, err := rules.ParsePosition(cp.Position)
+		p := rules.MustParsePosition(cp.Position) // read already
 		switch {
-		case err != nil:
-			t.Errorf("%s: %v", path, err)
-		case cp.Version != checkpointVersion:
-			t.Errorf("%s: version %d, this program reads %d", path, cp.Version, checkpointVersion)
 		case cp.Databases.Holes != p.Holes() || len(cp.Databases.CRCs) == 0:
 			t.Errorf("%s: databases of %d holes (%d counts) for a board of %d", path, cp.Databases.Holes, len(cp.Databases.CRCs), p.Holes())
-		case cp.Depth < 1 || cp.Lo > cp.Hi || cp.Lo < -p.OnBoard() || cp.Hi > p.OnBoard():
-			t.Errorf("%s: depth %d, bounds %d to %d", path, cp.Depth, cp.Lo, cp.Hi)
+		case cp.Depth < 1:
+			t.Errorf("%s: depth %d", path, cp.Depth)
 		}
 		if _, err := os.Stat(filepath.Join(filepath.Dir(path), tableFile)); err == nil {
 			t.Errorf("%s: a table beside it (gigabytes): keep the description alone", path)

@@ -116,25 +116,15 @@ var ErrNoCheckpoint = errors.New("no checkpoint")
 // rules, databases or table size. A checkpoint whose table is missing
 // (not damaged) is read without it, and marked Cold.
 func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
-	var cp Checkpoint
 	// A run killed while saving left its temporary files (the table's
 	// are gigabytes): the run starting now is the only writer here.
 	stale, _ := filepath.Glob(filepath.Join(dir, "*.tmp*"))
 	for _, name := range stale {
 		os.Remove(name)
 	}
-	f, err := os.Open(filepath.Join(dir, checkpointFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return cp, fmt.Errorf("%w in %s", ErrNoCheckpoint, dir)
-	}
+	cp, err := readCheckpoint(dir)
 	if err != nil {
 		return cp, err
-	}
-	defer f.Close()
-	dec := json.NewDecoder(io.LimitReader(f, maxCheckpointJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cp); err != nil {
-		return cp, fmt.Errorf("reading the checkpoint in %s: %w", dir, err)
 	}
 	b := &bd.b
 	counts, err := b.tb.Counts()
@@ -142,16 +132,12 @@ func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 		return cp, err
 	}
 	switch {
-	case cp.Version != checkpointVersion:
-		return cp, fmt.Errorf("the checkpoint in %s is of version %d; this program reads version %d", dir, cp.Version, checkpointVersion)
 	case cp.Position != b.root.String():
 		return cp, fmt.Errorf("the checkpoint in %s is of the position %s, not %s", dir, cp.Position, b.root)
 	case cp.Variant != b.tb.rules.Variant.String() || cp.MaxLaps != b.tb.rules.Laps():
 		return cp, fmt.Errorf("the checkpoint in %s is of the %s rules with a lap cap of %d, not %s", dir, cp.Variant, cp.MaxLaps, b.tb.rules)
 	case !cp.Databases.Same(counts):
 		return cp, fmt.Errorf("the checkpoint in %s was made over other databases than those in %s", dir, b.tb.dir)
-	case cp.Depth < 0 || cp.Lo > cp.Hi || cp.Lo < -b.root.OnBoard() || cp.Hi > b.root.OnBoard():
-		return cp, fmt.Errorf("the checkpoint in %s is damaged: depth %d, bounds %d to %d", dir, cp.Depth, cp.Lo, cp.Hi)
 	}
 	table := filepath.Join(dir, tableFile)
 	if _, err := os.Stat(table); errors.Is(err, os.ErrNotExist) {
@@ -166,6 +152,37 @@ func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 	}
 	if err := b.table.load(table, cp.TableCRC); err != nil {
 		return cp, err
+	}
+	return cp, nil
+}
+
+// readCheckpoint reads the description of the checkpoint in dir and checks
+// it on its own: this program's version, a position, a depth and bounds
+// that fit it.
+func readCheckpoint(dir string) (Checkpoint, error) {
+	var cp Checkpoint
+	f, err := os.Open(filepath.Join(dir, checkpointFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return cp, fmt.Errorf("%w in %s", ErrNoCheckpoint, dir)
+	}
+	if err != nil {
+		return cp, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(io.LimitReader(f, maxCheckpointJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cp); err != nil {
+		return cp, fmt.Errorf("reading the checkpoint in %s: %w", dir, err)
+	}
+	if cp.Version != checkpointVersion {
+		return cp, fmt.Errorf("the checkpoint in %s is of version %d; this program reads version %d", dir, cp.Version, checkpointVersion)
+	}
+	p, err := rules.ParsePosition(cp.Position)
+	if err != nil {
+		return cp, fmt.Errorf("the checkpoint in %s is damaged: %w", dir, err)
+	}
+	if cp.Depth < 0 || cp.Lo > cp.Hi || cp.Lo < -p.OnBoard() || cp.Hi > p.OnBoard() {
+		return cp, fmt.Errorf("the checkpoint in %s is damaged: depth %d, bounds %d to %d", dir, cp.Depth, cp.Lo, cp.Hi)
 	}
 	return cp, nil
 }
