@@ -124,3 +124,27 @@ func TestPositionsRefuseNearALiveGame(t *testing.T) {
 		t.Errorf("refused after the game moved on: %v", err)
 	}
 }
+
+// TestPositionKey pins the key the notices carry: the variant, the
+// mover's row then the other's, captures left out; parseKey reads it
+// back as the same position seen from South.
+func TestPositionKey(t *testing.T) {
+	r := rules.DefaultRules()
+	for _, c := range []struct{ pos, key, back string }{
+		{"3,1,8,5,5,1,6,5/2,2,4,1,2,0,4,5 s 10 2", "standard/3,1,8,5,5,1,6,5/2,2,4,1,2,0,4,5",
+			"3,1,8,5,5,1,6,5/2,2,4,1,2,0,4,5 s 0 0"},
+		{"3,1,8,5,5,1,6,5/2,2,4,1,2,0,4,5 n 10 2", "standard/2,2,4,1,2,0,4,5/3,1,8,5,5,1,6,5",
+			"2,2,4,1,2,0,4,5/3,1,8,5,5,1,6,5 s 0 0"},
+		{"1000,0/0,1 s 0 0", "standard/1000,0/0,1", "1000,0/0,1 s 0 0"},
+	} {
+		p := rules.MustParsePosition(c.pos)
+		key := positionKey(p, r)
+		if key != c.key {
+			t.Errorf("positionKey(%s) = %q, want %q", c.pos, key, c.key)
+		}
+		back, v, ok := parseKey(key)
+		if !ok || v != r.Variant || back.String() != c.back {
+			t.Errorf("parseKey(%q) = %s, %v, %v; want %s", key, back, v, ok, c.back)
+		}
+	}
+}

@@ -68,18 +68,22 @@ type liveEntry struct {
 // so that neither changing them nor mirroring the board makes another key.
 // The notices carry it (parseKey reads it back).
 func positionKey(p rules.Position, r rules.Rules) string {
-	var b strings.Builder
-	b.WriteString(r.Variant.String())
-	for _, side := range []rules.Side{p.ToMove(), p.ToMove().Opponent()} {
-		b.WriteByte('/')
-		for i, n := range p.Row(side) {
+	// Built on the stack, one allocation: the string. It is made at every
+	// move of every online game.
+	var buf [256]byte
+	b := append(buf[:0], r.Variant.String()...)
+	seeds, n := p.Board(), p.Holes()
+	for _, side := range [2]rules.Side{p.ToMove(), p.ToMove().Opponent()} {
+		b = append(b, '/')
+		row := seeds[int(side&1)*n : int(side&1)*n+n]
+		for i, k := range row {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			b.WriteString(strconv.Itoa(n))
+			b = strconv.AppendUint(b, uint64(k), 10)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // parseKey reads a key of positionKey back: the position, its side to
@@ -178,8 +182,10 @@ func (lp *Positions) Note(g *play.Game) {
 	if o := g.Online(); o != nil {
 		e.rev = o.Rev
 		if _, free := play.FreeSeat(o); !free && !g.Over() {
-			if b := g.Board(); LiveKey(b) != "" {
-				e.key, e.pos, e.rules = positionKey(b.Position(), b.Rules()), b.Position(), b.Rules()
+			if b := g.Board(); b != nil {
+				if e.key = LiveKey(b); e.key != "" {
+					e.pos, e.rules = b.Position(), b.Rules()
+				}
 			}
 		}
 	}

@@ -119,7 +119,7 @@ func (g *Game) moveEdit(seat Seat, m rules.Move, now time.Time) (e edit, refused
 		clocks.TurnStart = time.Time{} // the game is over: no clock runs
 	}
 	return edit{event: "move", had: had, from: had, moves: []rules.Move{m}, result: g.board.Result().Token(),
-		online: clocks, at: now, sowing: &sw}, nil, nil
+		online: clocks, clocksOnly: clocks != nil, at: now, sowing: &sw}, nil, nil
 }
 
 // ComputerMove plays the computer's move in game g, against it on one

@@ -145,13 +145,16 @@ type edit struct {
 	next         *game.Game   // the game that follows, stored with the change
 	at           time.Time    // when the change happened; zero for now
 	sowing       *rules.Sowing
+	// clocksOnly: online differs from the game's online state only in
+	// what a move changes (game.Change.ClocksOnly).
+	clocksOnly bool
 }
 
 // commit stores edit e of game g, sets the rest of g's state to what was
 // stored, and tells OnChange of the change, with the state it left.
 func (t *Table) commit(ctx context.Context, g *Game, e edit) (Change, error) {
 	ch := game.Change{Ply: e.had, From: e.from, Moves: e.moves, Result: e.result, Online: e.online,
-		South: e.south, North: e.north, Next: e.next}
+		ClocksOnly: e.clocksOnly, South: e.south, North: e.north, Next: e.next}
 	if o := g.info.Online; o != nil {
 		ch.Rev = o.Rev
 	}

@@ -430,7 +430,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 // liveReader reads the client's messages until the connection ends.
 func (s *Server) liveReader(ctx context.Context, ws *websocket.Conn, c *liveConn, id string) {
 	var token string
-	readLive(ctx, ws, func(data []byte) {
+	readLive(ws, func(data []byte) {
 		var m clientMessage
 		if err := api.Decode(data, &m, false); err != nil {
 			c.reply(liveMessage{Type: "error", Status: http.StatusBadRequest, Error: err.Error()})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"sync/atomic"
@@ -29,13 +30,9 @@ func (s *Server) acceptLive(w http.ResponseWriter, r *http.Request) (*websocket.
 	}
 	ws.SetReadLimit(MaxLiveMessage)
 	ctx, cancel := context.WithCancel(s.ctx)
-	go func() { // the request's context ends with the connection
-		select {
-		case <-r.Context().Done():
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
+	// The request's context ends with the handler, so ends this one: no
+	// goroutine of its own waits for it.
+	context.AfterFunc(r.Context(), cancel)
 	return ws, ctx, cancel, nil
 }
 
@@ -91,20 +88,38 @@ func (c *endCause) get() ending {
 
 // readLive hands each message the client sends to handle, until the
 // connection ends or the client sends faster than the live rate (then it
-// closes the connection).
-func readLive(ctx context.Context, ws *websocket.Conn, handle func(data []byte)) {
+// closes the connection). The message handed is read into one buffer of
+// the connection's, kept for the next: handle must not keep it.
+//
+// The reads wait on the connection alone, not on a context: a context
+// that can end costs the library a context.AfterFunc a read. When the
+// connection's context ends, its writer (writeLive) closes it, which ends
+// the read.
+func readLive(ws *websocket.Conn, handle func(data []byte)) {
 	// The library closes a connection whose message is over the read limit.
 	rate := Rate{liveRate, liveBurst}
 	budget := &bucket{tokens: liveBurst, last: time.Now()}
+	var buf bytes.Buffer
 	for {
-		_, data, err := ws.Read(ctx)
+		_, r, err := ws.Reader(context.Background())
 		if err != nil {
+			return
+		}
+		buf.Reset()
+		if _, err := buf.ReadFrom(r); err != nil {
 			return
 		}
 		if ok, _ := budget.take(rate, time.Now()); !ok {
 			ws.Close(websocket.StatusPolicyViolation, "too many messages")
 			return
 		}
-		handle(data)
+		handle(buf.Bytes())
+		if buf.Cap() > keptReadBuffer {
+			buf = bytes.Buffer{} // a rare long message: not kept for the rest
+		}
 	}
 }
+
+// keptReadBuffer bounds the buffer a live connection keeps between
+// messages: a move or an action takes a few dozen bytes.
+const keptReadBuffer = 1 << 10

@@ -283,15 +283,15 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	go writeLive(ctx, cancel, ws, c.send, c.closed, &c.end)
-	s.lobbyReader(ctx, ws, c)
+	s.lobbyReader(ws, c)
 	cancel()
 	ws.CloseNow()
 }
 
 // lobbyReader reads the client's messages, which only keep the connection
 // alive ({"type":"ping"}), until the connection ends.
-func (s *Server) lobbyReader(ctx context.Context, ws *websocket.Conn, c *lobbyConn) {
-	readLive(ctx, ws, func(data []byte) {
+func (s *Server) lobbyReader(ws *websocket.Conn, c *lobbyConn) {
+	readLive(ws, func(data []byte) {
 		var m struct {
 			Type string `json:"type"`
 		}

@@ -130,6 +130,10 @@ type Change struct {
 	// Online, for an online game, is its new state; its Rev is set to
 	// Rev+1.
 	Online *Online
+	// ClocksOnly says that Online differs from the state stored only in
+	// the time left, the turn's start and the draw and takeback offers, as
+	// after a move: a store may write those alone.
+	ClocksOnly bool
 	// Next, when not nil, is the game that follows this one (a rematch,
 	// the next game of a series), stored in the same transaction as the
 	// change or not at all, so that of two racing requests for it only

@@ -189,6 +189,42 @@ func Run(t *testing.T, open func(t *testing.T) play.Store) {
 		}
 	})
 
+	t.Run("a move's clocks alone", func(t *testing.T) {
+		st := open(t)
+		g := newGame()
+		clock := game.Clock{Time: 5 * time.Minute, Increment: 2 * time.Second}
+		g.Online = &game.Online{Invite: "clocksonly01", Clock: clock, Left: [2]time.Duration{clock.Time, clock.Time}}
+		g.Online.Seats = [2]string{"seat-s", "seat-n"}
+		if err := st.CreateGame(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		offer := *g.Online
+		offer.DrawOffer, offer.TakebackOffer = "n", "n"
+		if err := st.Update(ctx, g.ID, game.Change{Ply: 0, From: 0, Rev: 1, Result: "*", Online: &offer}); err != nil {
+			t.Fatal(err)
+		}
+		moved := offer
+		moved.Left[rules.South] = clock.Time - 1500*time.Millisecond
+		moved.TurnStart = time.Date(2026, 3, 4, 5, 6, 7, 8e6, time.UTC)
+		moved.DrawOffer, moved.TakebackOffer = "", ""
+		stale := moved
+		if err := st.Update(ctx, g.ID, game.Change{Ply: 0, From: 0, Rev: 1, Result: "*", Moves: moves("b"),
+			Online: &stale, ClocksOnly: true}); !errors.Is(err, game.ErrConflict) {
+			t.Errorf("a move on revision 1 at revision 2: %v, want ErrConflict", err)
+		}
+		if err := st.Update(ctx, g.ID, game.Change{Ply: 0, From: 0, Rev: 2, Result: "*", Moves: moves("b"),
+			Online: &moved, ClocksOnly: true}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Game(ctx, g.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Online == nil || *got.Online != moved || moved.Rev != 3 || len(got.Moves) != 1 {
+			t.Errorf("after a move: %+v with %d moves, want %+v", got.Online, len(got.Moves), moved)
+		}
+	})
+
 	t.Run("series", func(t *testing.T) {
 		st := open(t)
 		g := newGame()
