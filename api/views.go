@@ -285,12 +285,11 @@ func (p *PackedSowing) Unpack(move string) gameview.Sowing {
 func NewMoveMessage(st *play.State, sw rules.Sowing) MoveMessage {
 	b := st.Board
 	p := b.Position()
-	v := gameview.NewSowing(sw)
-	ps := &PackedSowing{Laps: make([][3]int, len(v.Laps)), CaptureFrom: v.CaptureFrom, Captured: v.Captured}
-	for i, l := range v.Laps {
+	ps := &PackedSowing{Laps: make([][3]int, len(sw.Laps)), CaptureFrom: sw.CaptureFrom, Captured: sw.Captured}
+	for i, l := range sw.Laps {
 		ps.Laps[i] = [3]int{l.From, l.Seeds, l.To}
 	}
-	m := MoveMessage{Type: "move", ID: st.Info.ID, Ply: b.Ply(), Move: v.Move, Sowing: ps,
+	m := MoveMessage{Type: "move", ID: st.Info.ID, Ply: b.Ply(), Move: sw.Move.String(), Sowing: ps,
 		Position: p.String(), ToMove: string(p.ToMove().Letter()), LegalMoves: make([]string, 0, p.Holes()),
 		Status: st.Status, Result: st.Result, Updated: st.Info.Updated}
 	for _, lm := range b.LegalMoves() {
