@@ -37,8 +37,12 @@ const (
 type Game struct {
 	info  game.Game // all but the moves, which board holds
 	board *rules.Game
-	// sowings[i] is how move i sowed, once traced; nil before.
-	sowings []*rules.Sowing
+	// sowings[i] is how move i sowed, once traced (its Laps nil before:
+	// every move sows a lap at least). The States share it rather than
+	// copy it at each change, so an entry, once traced, is never written
+	// again: a move appends beyond every State's part, and a takeback
+	// makes a new slice (undoTo).
+	sowings []rules.Sowing
 }
 
 // replay makes the Game of stored game sg: its moves are played on the
@@ -53,7 +57,7 @@ func replay(sg *game.Game) (*Game, error) {
 			return nil, fmt.Errorf("game %s: stored move %d: %w", sg.ID, i+1, err)
 		}
 	}
-	g := &Game{info: *sg, board: b, sowings: make([]*rules.Sowing, len(sg.Moves))}
+	g := &Game{info: *sg, board: b, sowings: make([]rules.Sowing, len(sg.Moves))}
 	g.info.Moves = nil
 	return g, nil
 }
@@ -160,24 +164,23 @@ func (g *Game) Sowings(budget int) ([]rules.Sowing, int) {
 		laps += len(sw.Laps)
 		from--
 	}
-	out := make([]rules.Sowing, 0, g.board.Ply()-from)
-	for i := from; i < g.board.Ply(); i++ {
-		out = append(out, *g.sowings[i])
-	}
-	return out, from
+	// Shared, not copied (Game.sowings), and capped at its length: a
+	// caller's append copies it.
+	ply := g.board.Ply()
+	return g.sowings[from:ply:ply], from
 }
 
 // sowing returns how move i sowed, tracing it if it has not been.
 func (g *Game) sowing(i int) *rules.Sowing {
-	if g.sowings[i] == nil {
+	if g.sowings[i].Laps == nil {
 		m := g.board.Moves()[i]
 		_, sw, err := g.board.PositionAt(i).Trace(m, g.board.Rules())
-		if err != nil {
+		if err != nil || sw.Laps == nil {
 			return nil
 		}
-		g.sowings[i] = &sw
+		g.sowings[i] = sw
 	}
-	return g.sowings[i]
+	return &g.sowings[i]
 }
 
 // LastSowing returns how the last move sowed, or nil before the first.

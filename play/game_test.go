@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/endodoi/endodoi/play/game"
@@ -93,7 +94,7 @@ func TestSownOnce(t *testing.T) {
 	if last := g.LastSowing(); c.Sowing == nil || last != c.Sowing {
 		t.Errorf("the last sowing was traced again: %p, not the move's %p", last, c.Sowing)
 	}
-	if got, _ := g.Sowings(1 << 30); &got[3] == c.Sowing || !reflect.DeepEqual(got[3], *c.Sowing) {
+	if got, _ := g.Sowings(1 << 30); !reflect.DeepEqual(got[3], *c.Sowing) {
 		t.Errorf("the listed sowing of the last move differs from the move's")
 	}
 	g.undoTo(2)
@@ -125,4 +126,59 @@ func isKind(err, kind error) bool {
 		}
 	}
 	return true
+}
+
+// TestSowingsKeptByStates: the sowings a State lists are shared with the
+// game, not copied at each change, yet stay as they were taken through
+// later moves, a takeback and other moves in their place, and a caller
+// appending to them changes nothing of the game's.
+func TestSowingsKeptByStates(t *testing.T) {
+	ctx := context.Background()
+	tb := newTable(t)
+	start, err := rules.NewPosition(8, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := tb.Create(ctx, &game.Game{Start: start, Result: "*"}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	play := func(pick func([]rules.Move) rules.Move) {
+		ply := g.Board().Ply()
+		if _, err := tb.Move(ctx, g, Device, pick(g.Board().LegalMoves()).String(), &ply); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := func(ms []rules.Move) rules.Move { return ms[0] }
+	last := func(ms []rules.Move) rules.Move { return ms[len(ms)-1] }
+	for range 4 {
+		play(first)
+	}
+	g.Sowings(1 << 30)
+	play(first) // the list has room to grow in place now
+	taken, _ := g.Sowings(1 << 30)
+	want := slices.Clone(taken)
+	_ = append(taken, rules.Sowing{Captured: 99})
+	play(first)
+	if now, _ := g.Sowings(1 << 30); len(now) != 6 || !reflect.DeepEqual(now[:5], want) || now[5].Captured == 99 {
+		t.Fatalf("after another move: %d sowings, the first five changed: %v", len(now), !reflect.DeepEqual(now[:5], want))
+	}
+	for range 3 {
+		ply := g.Board().Ply()
+		if _, err := tb.Takeback(ctx, g, &ply); err != nil {
+			t.Fatal(err)
+		}
+	}
+	play(last)
+	play(last)
+	if !reflect.DeepEqual(taken, want) {
+		t.Errorf("the sowings taken after 5 moves changed with a takeback and other moves")
+	}
+	now, _ := g.Sowings(1 << 30)
+	b := g.Board()
+	for i, sw := range now {
+		if _, w, err := b.PositionAt(i).Trace(b.Moves()[i], b.Rules()); err != nil || !reflect.DeepEqual(sw, w) {
+			t.Fatalf("after the takeback, move %d: sowing %+v, Trace gives %+v", i+1, sw, w)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,12 +115,12 @@ func (g *Game) moveEdit(seat Seat, m rules.Move, now time.Time) (e edit, refused
 	if err != nil {
 		return edit{}, nil, errorf(ErrIllegalMove, "illegal move %s: %v", m, cause(err))
 	}
-	g.sowings = append(g.sowings, &sw)
+	g.sowings = append(g.sowings, sw)
 	if clocks != nil && g.board.Over() {
 		clocks.TurnStart = time.Time{} // the game is over: no clock runs
 	}
 	return edit{event: "move", had: had, from: had, moves: []rules.Move{m}, result: g.board.Result().Token(),
-		online: clocks, clocksOnly: clocks != nil, at: now, sowing: &sw}, nil, nil
+		online: clocks, clocksOnly: clocks != nil, at: now, sowing: &g.sowings[len(g.sowings)-1]}, nil, nil
 }
 
 // ComputerMove plays the computer's move in game g, against it on one
@@ -187,7 +188,8 @@ func (g *Game) undoTo(ply int) {
 	for g.board.Ply() > ply {
 		g.board.Undo()
 	}
-	g.sowings = g.sowings[:ply]
+	// A new slice: the States taken before share the old one.
+	g.sowings = slices.Clone(g.sowings[:ply])
 }
 
 // Act carries out an action of seat in game g, as the player saw it after

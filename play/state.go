@@ -26,6 +26,8 @@ type State struct {
 	Status, Result, End string
 	// Sowings are how the latest moves sowed, within the table's lap
 	// budget (Table.ViewLaps): Sowings[k] is move SowingsFrom+k+1's.
+	// They are the game's own, shared (not copied at each change) and
+	// never changed after: to be read, not written.
 	Sowings     []rules.Sowing
 	SowingsFrom int
 	// Clocks are each side's time left when the state was taken, for an

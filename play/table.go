@@ -273,7 +273,7 @@ func (t *Table) Create(ctx context.Context, sg *game.Game, board *rules.Game, se
 	if err != nil {
 		return nil, false, err
 	}
-	g = &Game{info: *sg, board: board, sowings: make([]*rules.Sowing, board.Ply())}
+	g = &Game{info: *sg, board: board, sowings: make([]rules.Sowing, board.Ply())}
 	g.info.Moves = nil
 	return g, true, nil
 }
