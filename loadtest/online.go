@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -437,8 +439,14 @@ func (g *ogame) over() bool {
 func (s *seat) send(conn *websocket.Conn, m *omove) {
 	ctx, cancel := context.WithTimeout(s.t.r.ctx, s.t.r.cfg.Timeout)
 	defer cancel()
-	err := wsjson.Write(ctx, conn, map[string]any{"type": "move", "move": m.move, "ply": m.ply})
-	if err != nil {
+	// Written by hand: the load generator shares the server's cores, and a
+	// move is all it sends.
+	var buf [64]byte
+	msg := append(buf[:0], `{"type":"move","move":`...)
+	msg = strconv.AppendQuote(msg, m.move)
+	msg = append(msg, `,"ply":`...)
+	msg = append(strconv.AppendInt(msg, int64(m.ply), 10), '}')
+	if err := conn.Write(ctx, websocket.MessageText, msg); err != nil {
 		conn.CloseNow()
 	}
 }
@@ -766,8 +774,19 @@ func (s *seat) read(ctx context.Context, conn *websocket.Conn, t0 time.Time, bac
 	// moves told meanwhile wait for it.
 	var last *liveGame
 	syncing := false
+	// The reads wait on the connection alone, closed when ctx ends: a
+	// context that can end costs the library a context.AfterFunc a read.
+	// Each message is read into one buffer, kept for the next.
+	stop := context.AfterFunc(ctx, func() { conn.CloseNow() })
+	defer stop()
+	var buf bytes.Buffer
 	for {
-		typ, data, err := conn.Read(ctx)
+		typ, rd, err := conn.Reader(context.Background())
+		if err == nil {
+			buf.Reset()
+			_, err = buf.ReadFrom(rd)
+		}
+		data := buf.Bytes()
 		at := time.Now()
 		if err != nil {
 			return err
