@@ -72,20 +72,29 @@ func TestSowingsBounded(t *testing.T) {
 	}
 }
 
-// TestSownOnce: a move played through the table keeps the sowing it was
-// played with; the game's undo drops it with the move.
-func TestSownOnce(t *testing.T) {
-	ctx := context.Background()
+// newDeviceGame returns a table and a new game on it of 8 holes and 4
+// seeds, played on one device.
+func newDeviceGame(t *testing.T) (*Table, *Game) {
+	t.Helper()
 	tb := newTable(t)
 	start, err := rules.NewPosition(8, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := tb.Create(ctx, &game.Game{Start: start, Result: "*"}, nil, 0)
+	g, _, err := tb.Create(context.Background(), &game.Game{Start: start, Result: "*"}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tb, g
+}
+
+// TestSownOnce: a move played through the table keeps the sowing it was
+// played with; the game's undo drops it with the move.
+func TestSownOnce(t *testing.T) {
+	ctx := context.Background()
+	tb, g := newDeviceGame(t)
 	var c Change
+	var err error
 	for ply := range 4 {
 		if c, err = tb.Move(ctx, g, Device, g.Board().LegalMoves()[0].String(), &ply); err != nil {
 			t.Fatal(err)
@@ -134,15 +143,7 @@ func isKind(err, kind error) bool {
 // appending to them changes nothing of the game's.
 func TestSowingsKeptByStates(t *testing.T) {
 	ctx := context.Background()
-	tb := newTable(t)
-	start, err := rules.NewPosition(8, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, _, err := tb.Create(ctx, &game.Game{Start: start, Result: "*"}, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, g := newDeviceGame(t)
 	play := func(pick func([]rules.Move) rules.Move) {
 		ply := g.Board().Ply()
 		if _, err := tb.Move(ctx, g, Device, pick(g.Board().LegalMoves()).String(), &ply); err != nil {
