@@ -2,16 +2,21 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/endodoi/endodoi/api"
+	"github.com/endodoi/endodoi/rules"
 )
 
 // holdingProxy forwards TCP connections to a server; while held, what
@@ -185,4 +190,91 @@ func TestLiveWriteSlowClient(t *testing.T) {
 			t.Fatalf("the writer still waits after %d messages of 64 KiB to a client that reads none", sent)
 		}
 	}
+}
+
+// TestLiveReadHostile: a live connection read into its one buffer still
+// answers a malformed message with an error and reads on, refuses the
+// other seat's move and a move out of turn or replayed, and is closed for
+// a message over the limit or a flood of messages.
+func TestLiveReadHostile(t *testing.T) {
+	ts := newTestServer(t)
+	web := httptest.NewServer(ts.srv)
+	defer web.Close()
+	g, tokens := ts.onlinePair(`{"online": true, "holes": 8, "seeds": 4}`)
+	url := "ws" + strings.TrimPrefix(web.URL, "http") + "/api/games/" + g.ID + "/live?v=" + strconv.Itoa(api.LiveProtocol)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dial := func() *websocket.Conn {
+		ws, _, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ws.CloseNow() })
+		return ws
+	}
+	send := func(ws *websocket.Conn, msg string) {
+		if err := ws.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// errorOf reads up to the next error message, and returns its status.
+	errorOf := func(ws *websocket.Conn) int {
+		for {
+			_, data, err := ws.Read(ctx)
+			if err != nil {
+				t.Fatalf("no error message: %v", err)
+			}
+			var m struct {
+				Type   string `json:"type"`
+				Status int    `json:"status"`
+			}
+			if json.Unmarshal(data, &m) == nil && m.Type == "error" {
+				return m.Status
+			}
+		}
+	}
+	mover, other := tokens[rules.South], tokens[rules.North]
+	if g.ToMove == "n" {
+		mover, other = other, mover
+	}
+	ws := dial()
+	send(ws, `{"type": "hello", "token": "`+other+`"}`)
+	send(ws, `{"type": "move", "move": `) // cut short
+	if st := errorOf(ws); st != http.StatusBadRequest {
+		t.Errorf("a malformed message: status %d, want 400", st)
+	}
+	send(ws, `{"type": "move", "move": "`+g.LegalMoves[0]+`", "ply": 0}`)
+	if st := errorOf(ws); st < 400 || st == http.StatusBadRequest {
+		t.Errorf("the other seat's move: status %d, want a refusal", st)
+	}
+	own := dial()
+	send(own, `{"type": "hello", "token": "`+mover+`"}`)
+	send(own, `{"type": "move", "move": "`+g.LegalMoves[0]+`", "ply": 0}`)
+	send(own, `{"type": "move", "move": "`+g.LegalMoves[0]+`", "ply": 0}`) // replayed
+	if st := errorOf(own); st != http.StatusConflict {
+		t.Errorf("a replayed move: status %d, want 409", st)
+	}
+	if got := ts.get(g.ID); len(got.Moves) != 1 {
+		t.Fatalf("after one move, a refused one and a replayed one: %d moves", len(got.Moves))
+	}
+	closedWith := func(ws *websocket.Conn, want websocket.StatusCode, what string) {
+		for {
+			if _, _, err := ws.Read(ctx); err != nil {
+				if got := websocket.CloseStatus(err); got != want {
+					t.Errorf("%s: closed with %v (%v), want %v", what, got, err, want)
+				}
+				return
+			}
+		}
+	}
+	big := dial()
+	send(big, `{"type": "ping", "pad": "`+strings.Repeat("x", MaxLiveMessage)+`"}`)
+	closedWith(big, websocket.StatusMessageTooBig, "a message over the limit")
+	flood := dial()
+	for range 3 * liveBurst {
+		if flood.Write(ctx, websocket.MessageText, []byte(`{"type": "ping"}`)) != nil {
+			break
+		}
+	}
+	closedWith(flood, websocket.StatusPolicyViolation, "a flood")
 }
