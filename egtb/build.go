@@ -72,19 +72,63 @@ func (p Progress) Remaining() (time.Duration, bool) {
 }
 
 // BuildMemory estimates the most memory a build of every count up to
-// maxSeeds on the given number of holes a row takes: at the largest count,
-// the values of every count (a byte a position), the count's working
-// arrays (two bytes a position), two rounds of the propagation (a round
-// holds up to about a fifth of the count, at four bytes a position) and,
-// with depths, two bytes a position of every count.
+// maxSeeds on the given number of holes a row needs, at the largest count.
+// Where the compact solver solves it (its states fit a byte:
+// [compactFits]), that is the values of every count (a byte a position,
+// the smaller counts mapped from their files when the build has a
+// directory) and, without depths, a sixteenth of a byte a position of the
+// count for the rounds' lists (with less, more of the rounds are found by
+// sweeps), with depths two rounds whole (up to about a fifth of the count
+// each, at four bytes a position, eight past 2^32 positions). Otherwise it
+// is the values of every count, the count's working arrays (two bytes a
+// position) and two rounds of the propagation (four bytes a position).
+// Depths add two bytes a position of every count.
 func BuildMemory(holes, maxSeeds int, depths bool) uint64 {
 	all, last := CumulativeSize(holes, maxSeeds), Size(holes, maxSeeds)
-	need := all + 2*last + 3*last/2
+	var need uint64
+	switch {
+	case compactFits(holes, maxSeeds) && !depths:
+		need = all + last/16
+	case compactFits(holes, maxSeeds):
+		need = all + 2*rankBytes(last)*last/5
+	default:
+		need = all + 2*last + 3*last/2
+	}
 	if depths {
 		need += 2 * all
 	}
 	return need
 }
+
+// rankBytes returns the bytes a rank takes in the compact solver's rounds
+// for a count of size positions.
+func rankBytes(size uint64) uint64 {
+	if size <= narrowRanks {
+		return 4
+	}
+	return 8
+}
+
+// listLimit returns how many ranks a worker's part of a round of the
+// compact solver of count n may hold: two rounds take at most half a byte
+// a position of the count, and no more than what the values of counts 0 to
+// n leave of the memory given (0: no limit but that), and at least 64 Ki
+// ranks a part.
+func listLimit(holes, n, workers int, memory uint64) int {
+	const spare = 512 << 20
+	size := Size(holes, n)
+	budget := size / 2
+	if held := CumulativeSize(holes, n) + spare; memory > 0 {
+		budget = min(budget, memory-min(memory, held))
+	}
+	return int(max(budget/2/rankBytes(size)/uint64(workers), 1<<16))
+}
+
+// mapFrom is the size of a count from which a build with a directory maps
+// the counts it has finished from their files rather than holding them: the
+// kernel then keeps them as it keeps the files' pages, and may drop them
+// under pressure rather than fail.
+var mapFrom = uint64(1) << 24
 
 // Build solves every count from 0 to opt.MaxSeeds seeds on the board,
 // smallest first, and returns the databases, held in memory. With opt.Dir
@@ -176,8 +220,9 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		path := filepath.Join(opt.Dir, FileName(opt.Holes, n, r))
 		if onDisk[n] {
-			values, err := readFile(filepath.Join(opt.Dir, FileName(opt.Holes, n, r)), opt.Holes, n, r)
+			values, err := loadCount(path, opt.Holes, n, r)
 			if err == nil {
 				tb.set(n, &layer{values: values})
 				lower = append(lower, values)
@@ -191,12 +236,25 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 			total.Add(2 * Size(opt.Holes, n))
 		}
 		began := time.Now()
-		values, depth, edges, err := solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, func(d uint64) {
+		progress := func(d uint64) {
 			done.Add(d)
 			if testHook != nil {
 				testHook(n)
 			}
-		})
+		}
+		var values []int8
+		var depth []uint16
+		var edges uint64
+		var err error
+		if compactFits(opt.Holes, n) {
+			limit := 0 // depths need the rounds whole
+			if !opt.Depths {
+				limit = listLimit(opt.Holes, n, workers, opt.Memory)
+			}
+			values, depth, edges, err = solveCompact(ctx, opt.Holes, n, r, lower, workers, limit, opt.Depths, progress)
+		} else {
+			values, depth, edges, err = solveLayer(ctx, opt.Holes, n, r, lower, workers, opt.Depths, progress)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -214,13 +272,19 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 			if err := writeFile(opt.Dir, Header{Holes: opt.Holes, Seeds: n, Rules: r}, values); err != nil {
 				return nil, err
 			}
+			if depth == nil && uint64(len(values)) >= mapFrom {
+				// The file's pages are in the page cache: the values
+				// are read from there from now on.
+				if values, err = mapCount(path, opt.Holes, n, r); err != nil {
+					return nil, err
+				}
+			}
 		}
 		tb.set(n, &layer{values: values, depth: depth})
 		lower = append(lower, values)
 		if Size(opt.Holes, n) >= 1<<22 {
-			// The count's working arrays (two bytes a position)
-			// are garbage now: give them back before the next, larger
-			// count needs its own.
+			// The count's working arrays are garbage now: give them
+			// back before the next, larger count needs its own.
 			debug.FreeOSMemory()
 		}
 	}

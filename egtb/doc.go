@@ -24,8 +24,10 @@
 // or worse, by retrograde propagation over the count's move graph; the
 // positions left are worth 0, since their play can go round a cycle for
 // ever and the repetition rule then ends the game with nothing more
-// captured. docs/egtb.md describes the method, its proof and the file
-// format.
+// captured. The count being solved takes one byte a position, holding
+// either its value or the state of its propagation (compact.go), where the
+// states fit beside the values; docs/egtb.md describes the method, its
+// proof and the file format.
 //
 // The package depends only on package rules, internal/hugepages (its large
 // arrays on huge pages), internal/prefetch (the builder's reads asked for

@@ -166,6 +166,13 @@ func readFile(path string, holes, n int, r rules.Rules) ([]int8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egtb: %w", err)
 	}
+	return checkCount(path, data, holes, n, r)
+}
+
+// checkCount checks a database file's bytes, read from path, and that they
+// hold the expected board size, rules and seed count, and returns its
+// values.
+func checkCount(path string, data []byte, holes, n int, r rules.Rules) ([]int8, error) {
 	h, values, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("egtb: %s: %w", path, err)
@@ -175,6 +182,40 @@ func readFile(path string, holes, n int, r rules.Rules) ([]int8, error) {
 			path, h.Seeds, h.Holes, h.Rules, n, holes, r)
 	}
 	return values, nil
+}
+
+// mapCount maps a database file into memory, read only, checks it as
+// readFile does and returns its values, which stay mapped for as long as
+// the program runs.
+func mapCount(path string, holes, n int, r rules.Rules) ([]int8, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("egtb: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("egtb: %w", err)
+	}
+	data, unmap, err := mapFile(f, uint64(st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("egtb: mapping %s: %w", path, err)
+	}
+	values, err := checkCount(path, data, holes, n, r)
+	if err != nil {
+		unmap()
+		return nil, err
+	}
+	return values, nil
+}
+
+// loadCount reads a count a build has finished: mapped from its file from
+// mapFrom positions up, read into memory below.
+func loadCount(path string, holes, n int, r rules.Rules) ([]int8, error) {
+	if Size(holes, n) >= mapFrom {
+		return mapCount(path, holes, n, r)
+	}
+	return readFile(path, holes, n, r)
 }
 
 // readAll reads the file at path into memory on huge pages, where its

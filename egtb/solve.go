@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -120,7 +119,9 @@ func (e *expander) prefetch(m *move) {
 }
 
 // layerSolver solves one seed count: the working arrays of the retrograde
-// propagation, three bytes a position.
+// propagation, three bytes a position. It solves the counts whose states
+// do not fit the compact solver's byte ([compactFits]), up to 2^32
+// positions.
 type layerSolver struct {
 	holes, n int
 	r        rules.Rules
@@ -175,25 +176,19 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 // board. It stops early when ctx is cancelled.
 func (s *layerSolver) parallel(ctx context.Context, f func(e *expander, lo, hi uint64)) error {
 	var next atomic.Uint64
-	var wg sync.WaitGroup
-	for w := 0; w < s.workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e := newExpander(s.holes, s.n, s.r, s.lower)
-			for ctx.Err() == nil {
-				lo := next.Add(chunkSize) - chunkSize
-				if lo >= s.size {
-					return
-				}
-				hi := min(lo+chunkSize, s.size)
-				e.seek(lo)
-				f(e, lo, hi)
-				s.progress(hi - lo)
+	eachWorker(s.workers, func(int) {
+		e := newExpander(s.holes, s.n, s.r, s.lower)
+		for ctx.Err() == nil {
+			lo := next.Add(chunkSize) - chunkSize
+			if lo >= s.size {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			hi := min(lo+chunkSize, s.size)
+			e.seek(lo)
+			f(e, lo, hi)
+			s.progress(hi - lo)
+		}
+	})
 	return ctx.Err()
 }
 
@@ -203,52 +198,61 @@ func (s *layerSolver) expandAll(ctx context.Context) error {
 	s.exits = newSharedBytes(2 * s.size)
 	exits := s.exits.uint8s(2 * s.size)
 	return s.parallel(ctx, func(e *expander, lo, hi uint64) {
-		// The exits' payoffs read the smaller counts' values at random
-		// places, nearly every read a cache miss: they are asked for as
-		// each position is expanded and read expandAhead positions
-		// later, so that the misses overlap the sowing in between.
-		var ahead [expandAhead]struct {
-			count int
-			moves [rules.MaxHoles]move
-		}
-		var edges uint64
-		settle := func(i uint64) {
-			a := &ahead[i%expandAhead]
-			best, within := noExit, 0
-			if a.count == 0 {
-				best = -s.n // rule 8: the board goes to the last mover
-			}
-			for k := range a.count {
-				if m := &a.moves[k]; m.exit {
-					best = max(best, e.payoff(m))
-				} else {
-					within++
-				}
-			}
+		s.edges.Add(expandChunk(e, lo, hi, func(i uint64, best, within int) {
 			exits[2*i] = uint8(within)
 			exits[2*i+1] = uint8(int8(best))
-			edges += uint64(within)
-		}
-		for i := lo; i < hi; i++ {
-			if i >= lo+expandAhead {
-				settle(i - expandAhead)
-			}
-			a := &ahead[i%expandAhead]
-			a.count = e.expandInto(&a.moves, false, false)
-			for k := range a.count {
-				if m := &a.moves[k]; m.exit {
-					e.prefetch(m)
-				}
-			}
-			if i+1 < hi {
-				e.cur.next()
-			}
-		}
-		for i := max(lo, hi-min(hi, expandAhead)); i < hi; i++ {
-			settle(i)
-		}
-		s.edges.Add(edges)
+		}))
 	})
+}
+
+// expandChunk expands the boards of ranks lo to hi-1, e being on the
+// first, and calls record with each one's best exit payoff (-n with no
+// legal move, noExit with moves but no capture) and number of moves within
+// the count. It returns the number of moves within the count in all.
+func expandChunk(e *expander, lo, hi uint64, record func(i uint64, best, within int)) (edges uint64) {
+	// The exits' payoffs read the smaller counts' values at random
+	// places, nearly every read a cache miss: they are asked for as each
+	// position is expanded and read expandAhead positions later, so that
+	// the misses overlap the sowing in between.
+	var ahead [expandAhead]struct {
+		count int
+		moves [rules.MaxHoles]move
+	}
+	settle := func(i uint64) {
+		a := &ahead[i%expandAhead]
+		best, within := noExit, 0
+		if a.count == 0 {
+			best = -e.n // rule 8: the board goes to the last mover
+		}
+		for k := range a.count {
+			if m := &a.moves[k]; m.exit {
+				best = max(best, e.payoff(m))
+			} else {
+				within++
+			}
+		}
+		record(i, best, within)
+		edges += uint64(within)
+	}
+	for i := lo; i < hi; i++ {
+		if i >= lo+expandAhead {
+			settle(i - expandAhead)
+		}
+		a := &ahead[i%expandAhead]
+		a.count = e.expandInto(&a.moves, false, false)
+		for k := range a.count {
+			if m := &a.moves[k]; m.exit {
+				e.prefetch(m)
+			}
+		}
+		if i+1 < hi {
+			e.cur.next()
+		}
+	}
+	for i := max(lo, hi-min(hi, expandAhead)); i < hi; i++ {
+		settle(i)
+	}
+	return edges
 }
 
 // propagate finds the values level by level, k = n down to 1: first the
@@ -271,7 +275,7 @@ func (s *layerSolver) propagate(ctx context.Context) error {
 	// of the count.
 	// The progress counts each position as its predecessors are found,
 	// and the positions worth 0, which never are, at the end.
-	cur, next := make(round, s.workers), make(round, s.workers)
+	cur, next := make(round[uint32], s.workers), make(round[uint32], s.workers)
 	var determined uint64
 	for k := s.n; k >= 1; k-- {
 		if err := ctx.Err(); err != nil {
@@ -301,11 +305,11 @@ const determineAhead = 8
 const roundChunk = 1 << 12
 
 // round is the positions of one round of the propagation, in parts, one a
-// worker.
-type round [][]uint32
+// worker: their ranks, 32-bit where the count allows.
+type round[T uint32 | uint64] [][]T
 
 // len returns the number of positions in r.
-func (r round) len() int {
+func (r round[T]) len() int {
 	n := 0
 	for _, part := range r {
 		n += len(part)
@@ -315,7 +319,7 @@ func (r round) len() int {
 
 // chunk returns the c-th chunk of roundChunk positions of r, counting each
 // part's chunks in turn, and false past the last.
-func (r round) chunk(c int) ([]uint32, bool) {
+func (r round[T]) chunk(c int) ([]T, bool) {
 	for _, part := range r {
 		chunks := (len(part) + roundChunk - 1) / roundChunk
 		if c < chunks {
@@ -330,133 +334,124 @@ func (r round) chunk(c int) ([]uint32, bool) {
 // positions of cur, and puts them in next, one part a worker. The workers
 // take the round in chunks; a position is determined by the one worker
 // whose change of its value goes through.
-func (s *layerSolver) propagateRound(ctx context.Context, cur, next round, k int) error {
+func (s *layerSolver) propagateRound(ctx context.Context, cur, next round[uint32], k int) error {
 	workers := min(s.workers, (cur.len()+roundChunk-1)/roundChunk)
 	for w := range next {
 		next[w] = next[w][:0]
 	}
 	var taken atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			u := newUnmover(s.holes, s.r.Laps(), s.r.Variant == rules.Cross)
-			found := next[w][:0]
-			// The predecessors' values and counters are read at random
-			// places, nearly every read a cache miss: they are asked for as
-			// each position's predecessors are found and read
-			// determineAhead positions later.
-			var ahead [determineAhead]struct {
-				p     uint32
-				preds []uint32
+	eachWorker(workers, func(w int) {
+		u := newUnmover(s.holes, s.r.Laps(), s.r.Variant == rules.Cross)
+		found := next[w][:0]
+		// The predecessors' values and counters are read at random
+		// places, nearly every read a cache miss: they are asked for as
+		// each position's predecessors are found and read
+		// determineAhead positions later.
+		var ahead [determineAhead]struct {
+			p     uint32
+			preds []uint64
+		}
+		var b board
+		seq := 0
+		for ctx.Err() == nil {
+			chunk, ok := cur.chunk(int(taken.Add(1) - 1))
+			if !ok {
+				break
 			}
-			var b board
-			seq := 0
-			for ctx.Err() == nil {
-				chunk, ok := cur.chunk(int(taken.Add(1) - 1))
-				if !ok {
-					break
+			s.progress(uint64(len(chunk)))
+			for _, p := range chunk {
+				a := &ahead[seq%determineAhead]
+				if seq >= determineAhead {
+					found = s.determine(a.p, a.preds, k, found)
 				}
-				s.progress(uint64(len(chunk)))
-				for _, p := range chunk {
-					a := &ahead[seq%determineAhead]
-					if seq >= determineAhead {
-						found = s.determine(a.p, a.preds, k, found)
-					}
-					b.setRank(s.holes, s.n, uint64(p))
-					a.p, a.preds = p, append(a.preds[:0], u.predecessors(&b)...)
-					for _, r := range a.preds {
-						prefetch.Line(unsafe.Pointer(&s.values[r>>2]))
-						prefetch.Line(unsafe.Pointer(&s.exits[r>>1]))
-					}
-					seq++
+				b.setRank(s.holes, s.n, uint64(p))
+				a.p, a.preds = p, append(a.preds[:0], u.predecessors(&b)...)
+				for _, r := range a.preds {
+					prefetch.Line(unsafe.Pointer(&s.values[r>>2]))
+					prefetch.Line(unsafe.Pointer(&s.exits[r>>1]))
 				}
+				seq++
 			}
-			for i := max(0, seq-determineAhead); i < seq; i++ {
-				a := &ahead[i%determineAhead]
-				found = s.determine(a.p, a.preds, k, found)
-			}
-			next[w] = found
-		}()
-	}
-	wg.Wait()
+		}
+		for i := max(0, seq-determineAhead); i < seq; i++ {
+			a := &ahead[i%determineAhead]
+			found = s.determine(a.p, a.preds, k, found)
+		}
+		next[w] = found
+	})
 	return ctx.Err()
 }
 
 // determine decides, at level k, the positions among p's predecessors
 // (preds) that p's value now determines, and returns them appended to
 // found.
-func (s *layerSolver) determine(p uint32, preds []uint32, k int, found []uint32) []uint32 {
+func (s *layerSolver) determine(p uint32, preds []uint64, k int, found []uint32) []uint32 {
 	won := int8(s.values.load(uint64(p))) > 0
-	var d uint16
-	if s.depth != nil {
-		d = s.depth[p]
-		if d < math.MaxUint16 {
-			d++
-		}
-	}
+	d := depthAfter(s.depth, uint64(p))
 	for _, r := range preds {
-		if int8(s.values.load(uint64(r))) != undetermined {
+		if int8(s.values.load(r)) != undetermined {
 			continue
 		}
 		v := int8(k)
 		if won {
 			// r's move to p loses at level k.
-			if remaining, best := s.exits.decrementPair(uint64(r)); remaining != 0 || -int(best) < k {
+			if remaining, best := s.exits.decrementPair(r); remaining != 0 || -int(best) < k {
 				continue
 			}
 			v = int8(-k)
 		}
-		if !s.values.change(uint64(r), uint8(undetermined&0xFF), uint8(v)) {
+		if !s.values.change(r, uint8(undetermined&0xFF), uint8(v)) {
 			continue
 		}
 		if s.depth != nil {
 			s.depth[r] = d
 		}
-		found = append(found, r)
+		found = append(found, uint32(r))
 	}
 	return found
 }
 
+// depthAfter returns the depth of a position a move to p determines: p's
+// depth and one, saturated (0 without depths).
+func depthAfter(depth []uint16, p uint64) uint16 {
+	if depth == nil {
+		return 0
+	}
+	return min(depth[p], math.MaxUint16-1) + 1
+}
+
 // seeds puts in queue, one part a worker, the positions determined at
 // level k by their captures alone, marking their values.
-func (s *layerSolver) seeds(queue round, k int) {
+func (s *layerSolver) seeds(queue round[uint32], k int) {
 	values, exits := s.values.int8s(s.size), s.exits.uint8s(2*s.size)
 	// Most positions' best exit is not ±k: four at a time are ruled out
 	// with a few word operations on their eight bytes.
 	exits8 := unsafe.Slice((*uint64)(unsafe.Pointer(&s.exits[0])), s.size/4)
-	var wg sync.WaitGroup
 	step := (s.size + uint64(s.workers) - 1) / uint64(s.workers)
-	for w := 0; w < s.workers; w++ {
+	eachWorker(s.workers, func(w int) {
 		lo := uint64(w) * step
 		hi := min(lo+step, s.size)
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			out := queue[w][:0]
-			for i := lo; i < hi; i++ {
-				if i&3 == 0 && i+4 <= hi && !bestExitMayBe(exits8[i>>2], k) {
-					i += 3 // none of these four positions has its best exit at ±k
-					continue
-				}
-				b := int(int8(exits[2*i+1]))
-				if values[i] != undetermined || (b != k && b != -k) {
-					continue
-				}
-				if b == k {
-					values[i] = int8(k)
-				} else if exits[2*i] == 0 {
-					values[i] = int8(-k)
-				} else {
-					continue
-				}
-				out = append(out, uint32(i))
+		out := queue[w][:0]
+		for i := lo; i < hi; i++ {
+			if i&3 == 0 && i+4 <= hi && !bestExitMayBe(exits8[i>>2], k) {
+				i += 3 // none of these four positions has its best exit at ±k
+				continue
 			}
-			queue[w] = out
-		}(w)
-	}
-	wg.Wait()
+			b := int(int8(exits[2*i+1]))
+			if values[i] != undetermined || (b != k && b != -k) {
+				continue
+			}
+			if b == k {
+				values[i] = int8(k)
+			} else if exits[2*i] == 0 {
+				values[i] = int8(-k)
+			} else {
+				continue
+			}
+			out = append(out, uint32(i))
+		}
+		queue[w] = out
+	})
 }
 
 // bestBytes selects, in a word of exits, the four positions' best exits.
@@ -472,7 +467,14 @@ var bestBytes = func() uint64 {
 // may report one that is not there (a borrow of the zero-byte test), which
 // the caller's check of each position then rules out.
 func bestExitMayBe(x uint64, k int) bool {
+	return bytesMayBe(x, uint8(k), uint8(-k))&bestBytes != 0
+}
+
+// bytesMayBe returns, in the top bit of each byte of x, whether the byte
+// may be a or b: it never misses one, and may report one that is not there
+// (a borrow of the zero-byte test).
+func bytesMayBe(x uint64, a, b uint8) uint64 {
 	const ones, tops = 0x0101_0101_0101_0101, 0x8080_8080_8080_8080
 	hasZero := func(y uint64) uint64 { return (y - ones) &^ y & tops }
-	return (hasZero(x^ones*uint64(uint8(k)))|hasZero(x^ones*uint64(uint8(-k))))&bestBytes != 0
+	return hasZero(x^ones*uint64(a)) | hasZero(x^ones*uint64(b))
 }

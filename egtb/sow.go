@@ -1,8 +1,58 @@
 package egtb
 
+import (
+	"sync"
+	"unsafe"
+)
+
 // board is a position's holes in sowing order, South to move. Seed counts
 // stay below 128, so a byte per hole is enough.
 type board [32]uint8
+
+// lapMasks[pos][seeds] has a one in the byte of each hole a lap of seeds
+// seeds (fewer than the board's holes) sown from hole pos adds a seed to,
+// going round the board, as four words: adding it to a board's four
+// words sows the lap, with no loop and no branch. all has a one in every
+// hole's byte.
+type lapMasks struct {
+	lap [32][32][4]uint64
+	all [4]uint64
+}
+
+// lapMaskTables holds each board size's lapMasks (32 KiB each), made on
+// first use.
+var lapMaskTables [33]struct {
+	once  sync.Once
+	masks *lapMasks
+}
+
+// masksFor returns the lapMasks of boards of size holes in all (2H).
+func masksFor(size int) *lapMasks {
+	t := &lapMaskTables[size]
+	t.once.Do(func() {
+		t.masks = new(lapMasks)
+		for pos := 0; pos < size; pos++ {
+			for seeds := 0; seeds < size; seeds++ {
+				var ones board
+				for i := 1; i <= seeds; i++ {
+					ones[(pos+i)%size] = 1
+				}
+				t.masks.lap[pos][seeds] = *ones.words()
+			}
+		}
+		var ones board
+		for i := 0; i < size; i++ {
+			ones[i] = 1
+		}
+		t.masks.all = *ones.words()
+	})
+	return t.masks
+}
+
+// words returns b as four words.
+func (b *board) words() *[4]uint64 {
+	return (*[4]uint64)(unsafe.Pointer(b))
+}
 
 // sow plays South's move from hole from on b under a lap cap and capture
 // rule, exactly as package rules does (docs/rules.md, rules 3 to 7 and
@@ -12,15 +62,17 @@ type board [32]uint8
 // garbage). The tests check it against rules.Position.Play.
 func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
 	size := 2 * holes
+	masks := masksFor(size)
+	w := b.words()
 	pos := from
 	for lap := 1; ; lap++ {
 		seeds := int(b[pos&31])
 		b[pos&31] = 0
 		if seeds >= size {
-			rounds := uint8(seeds / size)
+			rounds := uint64(seeds / size)
 			seeds -= int(rounds) * size
-			for i := 0; i < size; i++ {
-				b[i&31] += rounds
+			for k := range w {
+				w[k] += masks.all[k] * rounds
 			}
 			if seeds == 0 {
 				if b[pos&31] == 1 {
@@ -37,18 +89,11 @@ func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
 			end -= size
 		}
 		emptyBefore := b[end&31] == 0
-		if pos+seeds < size {
-			for i := pos + 1; i <= pos+seeds; i++ {
-				b[i&31]++
-			}
-		} else {
-			for i := pos + 1; i < size; i++ {
-				b[i&31]++
-			}
-			for i := 0; i <= end; i++ {
-				b[i&31]++
-			}
-		}
+		m := &masks.lap[pos&31][seeds&31]
+		w[0] += m[0]
+		w[1] += m[1]
+		w[2] += m[2]
+		w[3] += m[3]
 		pos = end
 		if emptyBefore {
 			break

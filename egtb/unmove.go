@@ -22,18 +22,18 @@ type unmover struct {
 	holes   int
 	maxLaps int
 	cross   bool
-	out     []uint32
+	out     []uint64
 }
 
 func newUnmover(holes int, maxLaps int, cross bool) *unmover {
-	return &unmover{holes: holes, maxLaps: maxLaps, cross: cross, out: make([]uint32, 0, 64)}
+	return &unmover{holes: holes, maxLaps: maxLaps, cross: cross, out: make([]uint64, 0, 64)}
 }
 
 // predecessors returns the ranks of the boards, South to move, with a move
 // to t that captures nothing, once for each such move. t is South to move,
 // so it is the mirror image of the board the move left. The slice is
 // reused by the next call.
-func (u *unmover) predecessors(t *board) []uint32 {
+func (u *unmover) predecessors(t *board) []uint64 {
 	h := u.holes
 	size := 2 * h
 	// The board as the move left it, before it was turned round for North.
@@ -72,7 +72,7 @@ func (u *unmover) unlap(b *board, x, lap int) {
 		// The lap started here with k seeds.
 		c[at&31] = uint8(k)
 		if at < u.holes {
-			u.out = append(u.out, uint32(c.rank(u.holes)))
+			u.out = append(u.out, c.rank(u.holes))
 		}
 		// A lap before this one ended here, on a hole that was not
 		// empty, so with two seeds or more.

@@ -37,14 +37,14 @@ func checkUnmove(t *testing.T, holes, n int, r rules.Rules) {
 	for k := range lower {
 		lower[k] = make([]int8, Size(holes, k))
 	}
-	want := make([][]uint32, size)
+	want := make([][]uint64, size)
 	e := newExpander(holes, n, r, lower)
 	e.seek(0)
 	for i := range size {
 		count := e.expand(false)
 		for _, m := range e.moves[:count] {
 			if !m.exit {
-				want[m.child] = append(want[m.child], uint32(i))
+				want[m.child] = append(want[m.child], i)
 			}
 		}
 		if i+1 < size {
