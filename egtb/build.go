@@ -273,9 +273,9 @@ func Build(ctx context.Context, opt Options) (*Tablebase, error) {
 				return nil, err
 			}
 			if depth == nil && uint64(len(values)) >= mapFrom {
-				// The file's pages are in the page cache: the values
-				// are read from there from now on.
-				if values, err = mapCount(path, opt.Holes, n, r); err != nil {
+				// The values are read from the file's pages from now
+				// on, and the count's bytes given back below.
+				if values, err = mapCount(path, opt.Holes, n, r, false); err != nil {
 					return nil, err
 				}
 			}

@@ -185,9 +185,10 @@ func checkCount(path string, data []byte, holes, n int, r rules.Rules) ([]int8, 
 }
 
 // mapCount maps a database file into memory, read only, checks it as
-// readFile does and returns its values, which stay mapped for as long as
-// the program runs.
-func mapCount(path string, holes, n int, r rules.Rules) ([]int8, error) {
+// readFile does (without the payload's checksum if not verify: a file
+// just written, whose pages reading would only bring in) and returns its
+// values, which stay mapped for as long as the program runs.
+func mapCount(path string, holes, n int, r rules.Rules, verify bool) ([]int8, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("egtb: %w", err)
@@ -201,7 +202,16 @@ func mapCount(path string, holes, n int, r rules.Rules) ([]int8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egtb: mapping %s: %w", path, err)
 	}
-	values, err := checkCount(path, data, holes, n, r)
+	var values []int8
+	if verify {
+		values, err = checkCount(path, data, holes, n, r)
+	} else if h, herr := parseHeader(data); herr != nil {
+		err = fmt.Errorf("egtb: %s: %w", path, herr)
+	} else if h.Holes != holes || h.Seeds != n || h.Rules != r.Canonical() || uint64(len(data)-headerSize) != h.Entries {
+		err = fmt.Errorf("egtb: %s does not hold the %d seeds on %d holes under %s just written", path, n, holes, r)
+	} else {
+		values = int8s(data[headerSize:])
+	}
 	if err != nil {
 		unmap()
 		return nil, err
@@ -213,7 +223,7 @@ func mapCount(path string, holes, n int, r rules.Rules) ([]int8, error) {
 // mapFrom positions up, read into memory below.
 func loadCount(path string, holes, n int, r rules.Rules) ([]int8, error) {
 	if Size(holes, n) >= mapFrom {
-		return mapCount(path, holes, n, r)
+		return mapCount(path, holes, n, r, true)
 	}
 	return readFile(path, holes, n, r)
 }
