@@ -227,6 +227,14 @@ func (s *compactSolver[T]) expandAll(ctx context.Context) error {
 // does.
 func (s *compactSolver[T]) propagate(ctx context.Context) error {
 	cur, next := make(round[T], s.workers), make(round[T], s.workers)
+	if uint64(s.limit) < s.size {
+		// The parts are made at their limit, so that none grows by
+		// copying (which leaves the garbage of every smaller copy to the
+		// collector): a part's pages are taken as it is written.
+		for w := range cur {
+			cur[w], next[w] = make([]T, 0, s.limit), make([]T, 0, s.limit)
+		}
+	}
 	var determined atomic.Uint64
 	for k := s.n; k >= 1; k-- {
 		if err := ctx.Err(); err != nil {
