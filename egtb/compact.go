@@ -147,16 +147,11 @@ var narrowRanks = uint64(math.MaxUint32)
 // compactSolver solves one count in a byte a position, T being the type of
 // a rank in its rounds.
 type compactSolver[T uint32 | uint64] struct {
-	holes, n int
-	r        rules.Rules
-	lower    [][]int8
-	size     uint64
-	workers  int
-	progress func(done uint64)
-	codes    cellCodes
-	cells    sharedBytes
-	t        levelTables
-	edges    atomic.Uint64
+	countJob
+	codes cellCodes
+	cells sharedBytes
+	t     levelTables
+	edges atomic.Uint64
 	// limit is the most positions a worker's part of a round holds; the
 	// positions past it stay pending in their bytes, and overflow says
 	// there are some.
@@ -188,13 +183,12 @@ func solveCompact(ctx context.Context, holes, n int, r rules.Rules, lower [][]in
 		limit = int(min(size, 1<<62))
 	}
 	// A round's ranks take four bytes where the count allows.
+	job := countJob{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}
 	if size <= narrowRanks {
-		s := &compactSolver[uint32]{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress,
-			codes: codes, limit: limit}
+		s := &compactSolver[uint32]{countJob: job, codes: codes, limit: limit}
 		return s.solve(ctx, wantDepth)
 	}
-	s := &compactSolver[uint64]{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress,
-		codes: codes, limit: limit}
+	s := &compactSolver[uint64]{countJob: job, codes: codes, limit: limit}
 	return s.solve(ctx, wantDepth)
 }
 
@@ -215,8 +209,7 @@ func (s *compactSolver[T]) solve(ctx context.Context, wantDepth bool) (values []
 func (s *compactSolver[T]) expandAll(ctx context.Context) error {
 	s.cells = newSharedBytes(s.size)
 	cells := s.cells.uint8s(s.size)
-	ls := &layerSolver{holes: s.holes, n: s.n, r: s.r, lower: s.lower, size: s.size, workers: s.workers, progress: s.progress}
-	return ls.parallel(ctx, func(e *expander, lo, hi uint64) {
+	return s.parallel(ctx, func(e *expander, lo, hi uint64) {
 		s.edges.Add(expandChunk(e, lo, hi, func(i uint64, best, within int) {
 			cells[i] = s.codes.initial(best, within)
 		}))

@@ -118,18 +118,23 @@ func (e *expander) prefetch(m *move) {
 	prefetch.Line(unsafe.Pointer(&e.lower[e.n-m.gain][m.child]))
 }
 
-// layerSolver solves one seed count: the working arrays of the retrograde
-// propagation, three bytes a position. It solves the counts whose states
-// do not fit the compact solver's byte ([compactFits]), up to 2^32
-// positions.
-type layerSolver struct {
+// countJob is what a solver of one seed count works from: the count, the
+// rules, the smaller counts' values, and its workers.
+type countJob struct {
 	holes, n int
 	r        rules.Rules
 	lower    [][]int8
 	size     uint64
 	workers  int
 	progress func(done uint64) // called with work units done, from any goroutine
+}
 
+// layerSolver solves one seed count: the working arrays of the retrograde
+// propagation, three bytes a position. It solves the counts whose states
+// do not fit the compact solver's byte ([compactFits]), up to 2^32
+// positions.
+type layerSolver struct {
+	countJob
 	values sharedBytes // the result (as int8): undetermined while being solved
 	// exits holds two bytes a position, side by side so that one memory
 	// access reads both: at 2i the moves within the count not yet known
@@ -158,7 +163,7 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 	if progress == nil {
 		progress = func(uint64) {}
 	}
-	s := &layerSolver{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}
+	s := &layerSolver{countJob: countJob{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}}
 	if err := s.expandAll(ctx); err != nil {
 		return nil, nil, 0, err
 	}
@@ -174,7 +179,7 @@ func solveLayer(ctx context.Context, holes, n int, r rules.Rules, lower [][]int8
 // parallel runs f over the boards of the count in chunks, on s.workers
 // goroutines, each with its own expander positioned on the chunk's first
 // board. It stops early when ctx is cancelled.
-func (s *layerSolver) parallel(ctx context.Context, f func(e *expander, lo, hi uint64)) error {
+func (s *countJob) parallel(ctx context.Context, f func(e *expander, lo, hi uint64)) error {
 	var next atomic.Uint64
 	eachWorker(s.workers, func(int) {
 		e := newExpander(s.holes, s.n, s.r, s.lower)

@@ -56,7 +56,7 @@ func (tb *Tablebase) Verify(ctx context.Context, n, limit, workers int, progress
 	if progress == nil {
 		progress = func(uint64) {}
 	}
-	s := &layerSolver{holes: tb.holes, n: n, r: tb.rules, lower: lower, size: Size(tb.holes, n), workers: workers, progress: progress}
+	s := &countJob{holes: tb.holes, n: n, r: tb.rules, lower: lower, size: Size(tb.holes, n), workers: workers, progress: progress}
 	var mu sync.Mutex
 	var found []Mismatch
 	var count atomic.Int64
