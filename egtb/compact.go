@@ -158,6 +158,8 @@ type compactSolver[T uint32 | uint64] struct {
 	limit    int
 	overflow atomic.Bool
 	depth    []uint16 // optional, as layerSolver's
+	bytes    []uint8  // cells as bytes
+	mail     *mailroom
 }
 
 // solveCompact returns what solveLayer returns, in a byte a position of
@@ -173,6 +175,9 @@ func solveCompact(ctx context.Context, holes, n int, r rules.Rules, lower [][]in
 		return nil, nil, 0, fmt.Errorf("egtb: depths need the propagation's rounds whole")
 	}
 	size := Size(holes, n)
+	if size > mailRank {
+		return nil, nil, 0, fmt.Errorf("egtb: %d seeds on %d holes a row are %d positions, beyond the compact solver", n, holes, size)
+	}
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -185,10 +190,10 @@ func solveCompact(ctx context.Context, holes, n int, r rules.Rules, lower [][]in
 	// A round's ranks take four bytes where the count allows.
 	job := countJob{holes: holes, n: n, r: r, lower: lower, size: size, workers: workers, progress: progress}
 	if size <= narrowRanks {
-		s := &compactSolver[uint32]{countJob: job, codes: codes, limit: limit}
+		s := &compactSolver[uint32]{countJob: job, codes: codes, limit: limit, mail: newMailroom(workers)}
 		return s.solve(ctx, wantDepth)
 	}
-	s := &compactSolver[uint64]{countJob: job, codes: codes, limit: limit}
+	s := &compactSolver[uint64]{countJob: job, codes: codes, limit: limit, mail: newMailroom(workers)}
 	return s.solve(ctx, wantDepth)
 }
 
@@ -208,7 +213,8 @@ func (s *compactSolver[T]) solve(ctx context.Context, wantDepth bool) (values []
 // expandAll plays every position's moves once and sets its state.
 func (s *compactSolver[T]) expandAll(ctx context.Context) error {
 	s.cells = newSharedBytes(s.size)
-	cells := s.cells.uint8s(s.size)
+	s.bytes = s.cells.uint8s(s.size)
+	cells := s.bytes
 	return s.parallel(ctx, func(e *expander, lo, hi uint64) {
 		s.edges.Add(expandChunk(e, lo, hi, func(i uint64, best, within int) {
 			cells[i] = s.codes.initial(best, within)
@@ -297,34 +303,114 @@ func eachWorker(workers int, f func(w int)) {
 // seeds puts in queue, one part a worker, the positions the captures
 // decide at level k, making them pending.
 func (s *compactSolver[T]) seeds(queue round[T], k int) {
-	cells := s.cells.uint8s(s.size)
+	cells := s.bytes
 	won, lost := s.codes.wonBase+uint8(k-1), s.codes.losing+uint8((k-1)*s.holes)
-	s.scan(func(w int, lo, hi uint64) {
+	eachWorker(s.workers, func(w int) {
 		out := queue[w][:0]
-		for i := lo; i < hi; i++ {
-			if i&7 == 0 && i+8 <= hi && bytesMayBe(s.eightAt(i), won, lost) == 0 {
-				i += 7
-				continue
-			}
-			if b := s.t.seed[cells[i]]; b != cells[i] {
-				cells[i] = b
-				out = s.push(out, i)
+		for lo := uint64(w) << ownShift; lo < s.size; lo += uint64(s.workers) << ownShift {
+			hi := min(lo+1<<ownShift, s.size)
+			for i := lo; i < hi; i++ {
+				if i&7 == 0 && i+8 <= hi && bytesMayBe(s.eightAt(i), won, lost) == 0 {
+					i += 7
+					continue
+				}
+				if b := s.t.seed[cells[i]]; b != cells[i] {
+					cells[i] = b
+					out = s.push(out, i)
+				}
 			}
 		}
 		queue[w] = out
 	})
 }
 
-// propagator is one worker's share of a round: it takes pending positions,
-// determines them, and decides their predecessors.
+// The rounds change the bytes without atomic operations, each byte by the
+// worker that owns it: the count is cut into blocks of 2^ownShift
+// positions, dealt to the workers in turn; a worker's part of a round
+// holds only its own positions, and the changes a worker finds for
+// another's bytes are sent to it (a mailroom) in batches. A
+// compare-and-swap, a move's change before, costs about as much as the
+// cache miss it follows.
+
+// ownShift makes the blocks of the count that the workers own 4,096
+// positions (a test makes them smaller; at least 8, for the scans' words).
+var ownShift = 12
+
+// owner returns the worker that owns position r's byte.
+func (s *compactSolver[T]) owner(r uint64) int {
+	b := r >> ownShift
+	if s.workers&(s.workers-1) == 0 {
+		return int(b & uint64(s.workers-1))
+	}
+	return int(b % uint64(s.workers))
+}
+
+// A change sent to the owner of a byte is one word: the position's rank,
+// whether a move to it from a lost position makes it won (mailWin; else
+// a move of its is refuted), and the depth it gets if the change makes it
+// pending.
+const (
+	mailWin        = 1 << 63
+	mailDepthShift = 47
+	mailRank       = 1<<mailDepthShift - 1
+	mailBatch      = 1024 // changes sent at a time
+)
+
+// mailroom carries the changes between the workers of a round.
+type mailroom struct {
+	inbox    []chan []uint64 // a worker's batches to apply
+	free     chan []uint64   // batches applied, for reuse
+	finished atomic.Int32    // workers that have sent all they will send this round
+	allDone  chan struct{}   // closed when every worker has
+}
+
+func newMailroom(workers int) *mailroom {
+	m := &mailroom{inbox: make([]chan []uint64, workers), free: make(chan []uint64, 4*workers*workers)}
+	for w := range m.inbox {
+		m.inbox[w] = make(chan []uint64, 4*workers)
+	}
+	return m
+}
+
+// begin readies m for a round.
+func (m *mailroom) begin() {
+	m.finished.Store(0)
+	m.allDone = make(chan struct{})
+}
+
+// batch returns an empty batch.
+func (m *mailroom) batch() []uint64 {
+	select {
+	case b := <-m.free:
+		return b[:0]
+	default:
+		return make([]uint64, 0, mailBatch)
+	}
+}
+
+// recycle keeps b for reuse, if there is room.
+func (m *mailroom) recycle(b []uint64) {
+	select {
+	case m.free <- b:
+	default:
+	}
+}
+
+// propagator is one worker's share of a round: it takes pending positions
+// it owns, determines them, and decides their predecessors, its own at
+// once and the others' through the mailroom.
 type propagator[T uint32 | uint64] struct {
 	s        *compactSolver[T]
+	w        int
 	u        *unmover
-	b        board
+	b        board  // the board of rank at
+	at       uint64 // b's rank, or past the count's last rank if b is not set
 	seq      int
+	next     int    // where the worker is in its part of the round, or its blocks in a sweep
 	taken    uint64 // positions determined
 	reported uint64 // of them, counted in the progress
 	found    []T
+	out      [][]uint64 // changes for each other worker, being gathered
 	// A position's byte and its predecessors' are read at random places,
 	// nearly every read a cache miss: they are asked for as the position
 	// is taken and its predecessors found, and changed determineAhead
@@ -335,9 +421,20 @@ type propagator[T uint32 | uint64] struct {
 	}
 }
 
-func (s *compactSolver[T]) newPropagator(found []T) *propagator[T] {
-	return &propagator[T]{s: s, u: newUnmover(s.holes, s.r.Laps(), s.r.Variant == rules.Cross), found: found[:0]}
+func (s *compactSolver[T]) newPropagator(w int, found []T) *propagator[T] {
+	pr := &propagator[T]{s: s, w: w, u: newUnmover(s.holes, s.r.Laps(), s.r.Variant == rules.Cross), found: found[:0],
+		at: s.size, out: make([][]uint64, s.workers)}
+	for o := range pr.out {
+		if o != w {
+			pr.out[o] = s.mail.batch()
+		}
+	}
+	return pr
 }
+
+// pollEvery is how many positions a worker takes between looks at its
+// inbox.
+const pollEvery = 64
 
 // take finds p's predecessors; p is determined, and they decided,
 // determineAhead positions later.
@@ -347,27 +444,72 @@ func (w *propagator[T]) take(p uint64) {
 	if w.seq >= determineAhead {
 		w.decide(a.p, a.preds)
 	}
-	prefetch.Line(unsafe.Pointer(&s.cells[p>>2]))
+	prefetch.Line(unsafe.Pointer(&s.bytes[p]))
 	if s.depth != nil {
 		prefetch.Line(unsafe.Pointer(&s.depth[p]))
 	}
-	w.b.setRank(s.holes, s.n, p)
+	w.setBoard(p)
 	// The unmover's list becomes this slot's, and the slot's the unmover's.
 	a.p, a.preds, w.u.out = p, w.u.predecessors(&w.b), a.preds[:0]
 	for _, r := range a.preds {
-		prefetch.Line(unsafe.Pointer(&s.cells[r>>2]))
+		if s.owner(r) == w.w {
+			prefetch.Line(unsafe.Pointer(&s.bytes[r]))
+		}
 	}
 	w.seq++
+	if w.seq%pollEvery == 0 {
+		w.poll()
+	}
 }
 
-// flush decides the predecessors still waiting.
-func (w *propagator[T]) flush() {
+// stepsAhead is how far the propagator steps its board to the next ranks
+// rather than set it from the rank anew: the levels' seeds and the sweeps
+// take positions in rank order, often close together, and a step costs a
+// few instructions where setting the board costs a search a hole.
+const stepsAhead = 8
+
+// setBoard sets w.b to the board of rank p.
+func (w *propagator[T]) setBoard(p uint64) {
+	if p > w.at && p-w.at <= stepsAhead {
+		for ; w.at < p; w.at++ {
+			w.b.next()
+		}
+		return
+	}
+	w.b.setRank(w.s.holes, w.s.n, p)
+	w.at = p
+}
+
+// finish decides the predecessors still waiting, sends the changes
+// gathered for the others, and applies the changes sent to it until every
+// worker has sent all it will.
+func (w *propagator[T]) finish() {
 	for i := max(0, w.seq-determineAhead); i < w.seq; i++ {
 		a := &w.ahead[i%determineAhead]
 		w.decide(a.p, a.preds)
 	}
 	w.seq = 0
-	w.report()
+	for o, b := range w.out {
+		if o != w.w {
+			w.post(o, b)
+			w.out[o] = nil
+		}
+	}
+	m := w.s.mail
+	if int(m.finished.Add(1)) == w.s.workers {
+		close(m.allDone)
+	}
+	for {
+		select {
+		case in := <-m.inbox[w.w]:
+			w.receive(in)
+		case <-m.allDone:
+			// Everything sent is in the inboxes by now.
+			w.poll()
+			w.report()
+			return
+		}
+	}
 }
 
 // report counts the positions determined since the last report in the
@@ -382,58 +524,128 @@ func (w *propagator[T]) report() {
 // lost they are won, if won one more of their moves is refuted.
 func (w *propagator[T]) decide(p uint64, preds []uint64) {
 	s := w.s
-	b, ok := s.cells.apply(p, &s.t.done)
-	if !ok {
+	b := s.bytes[p]
+	nb := s.t.done[b]
+	if nb == b {
 		return
 	}
+	s.bytes[p] = nb
 	w.taken++
-	t := &s.t.dec
-	if int8(b) < 0 {
-		t = &s.t.win
+	t, kind := &s.t.dec, uint64(0)
+	if int8(nb) < 0 {
+		t, kind = &s.t.win, mailWin
 	}
 	d := depthAfter(s.depth, p)
 	for _, r := range preds {
-		if b, changed := s.cells.apply(r, t); changed && (b == s.codes.pendWon || b == s.codes.pendLost) {
-			if s.depth != nil {
-				s.depth[r] = d
-			}
-			w.found = s.push(w.found, r)
+		if o := s.owner(r); o == w.w {
+			w.change(r, t, d)
+		} else if w.out[o] = append(w.out[o], r|uint64(d)<<mailDepthShift|kind); len(w.out[o]) == mailBatch {
+			w.post(o, w.out[o])
+			w.out[o] = s.mail.batch()
 		}
 	}
 }
 
+// change changes w's own byte r as table t says, and lists r if that
+// makes it pending, with depth d.
+func (w *propagator[T]) change(r uint64, t *[256]uint8, d uint16) {
+	s := w.s
+	b := s.bytes[r]
+	nb := t[b]
+	if nb == b {
+		return
+	}
+	s.bytes[r] = nb
+	if nb == s.codes.pendWon || nb == s.codes.pendLost {
+		if s.depth != nil {
+			s.depth[r] = d
+		}
+		w.found = s.push(w.found, r)
+	}
+}
+
+// post sends batch to worker o, applying w's own inbox while o's is full.
+func (w *propagator[T]) post(o int, batch []uint64) {
+	if len(batch) == 0 {
+		w.s.mail.recycle(batch)
+		return
+	}
+	m := w.s.mail
+	for {
+		select {
+		case m.inbox[o] <- batch:
+			return
+		case in := <-m.inbox[w.w]:
+			w.receive(in)
+		}
+	}
+}
+
+// poll applies the batches waiting in w's inbox.
+func (w *propagator[T]) poll() {
+	for {
+		select {
+		case in := <-w.s.mail.inbox[w.w]:
+			w.receive(in)
+		default:
+			return
+		}
+	}
+}
+
+// receive applies a batch of changes to w's bytes.
+func (w *propagator[T]) receive(in []uint64) {
+	s := w.s
+	const ahead = 8
+	for i, m := range in {
+		if i+ahead < len(in) {
+			prefetch.Line(unsafe.Pointer(&s.bytes[in[i+ahead]&mailRank]))
+		}
+		t := &s.t.dec
+		if m&mailWin != 0 {
+			t = &s.t.win
+		}
+		w.change(m&mailRank, t, uint16(m>>mailDepthShift))
+	}
+	s.mail.recycle(in)
+}
+
 // round determines the positions of cur and puts the positions they decide
-// in next, as layerSolver.propagateRound does.
+// in next, as layerSolver.propagateRound does, each worker its own.
 func (s *compactSolver[T]) round(ctx context.Context, cur, next round[T], determined *atomic.Uint64) error {
-	var taken atomic.Int64
-	return s.work(ctx, min(s.workers, (cur.len()+roundChunk-1)/roundChunk), next, determined, func(pr *propagator[T]) bool {
-		chunk, ok := cur.chunk(int(taken.Add(1) - 1))
-		for _, p := range chunk {
+	return s.work(ctx, next, determined, func(pr *propagator[T]) bool {
+		part := cur[pr.w]
+		if pr.next >= len(part) {
+			return false
+		}
+		end := min(pr.next+roundChunk, len(part))
+		for _, p := range part[pr.next:end] {
 			pr.take(uint64(p))
 		}
-		return ok
+		pr.next = end
+		return true
 	})
 }
 
 // sweep determines every pending position left out of the lists, in rank
 // order, and puts the positions they decide in queue.
 func (s *compactSolver[T]) sweep(ctx context.Context, queue round[T], determined *atomic.Uint64) error {
-	var next atomic.Uint64
-	return s.work(ctx, s.workers, queue, determined, func(pr *propagator[T]) bool {
-		lo := next.Add(chunkSize) - chunkSize
+	return s.work(ctx, queue, determined, func(pr *propagator[T]) bool {
+		lo := uint64(pr.w+pr.next*s.workers) << ownShift
 		if lo >= s.size {
 			return false
 		}
-		hi := min(lo+chunkSize, s.size)
+		pr.next++
+		hi := min(lo+1<<ownShift, s.size)
 		for i := lo; i < hi; i++ {
 			if i&3 == 0 && i+4 <= hi {
 				// The word's top half is 0, a value.
-				if bytesMayBe(uint64(atomic.LoadUint32(&s.cells[i>>2])), s.codes.pendWon, s.codes.pendLost) == 0 {
+				if bytesMayBe(uint64(s.cells[i>>2]), s.codes.pendWon, s.codes.pendLost) == 0 {
 					i += 3
 					continue
 				}
 			}
-			if b := s.cells.load(i); b == s.codes.pendWon || b == s.codes.pendLost {
+			if b := s.bytes[i]; b == s.codes.pendWon || b == s.codes.pendLost {
 				pr.take(i)
 			}
 		}
@@ -441,19 +653,20 @@ func (s *compactSolver[T]) sweep(ctx context.Context, queue round[T], determined
 	})
 }
 
-// work runs a propagator on each of workers goroutines, fed by feed until
-// it reports there is no more, and leaves the positions they decide in
-// out, one part a worker.
-func (s *compactSolver[T]) work(ctx context.Context, workers int, out round[T], determined *atomic.Uint64, feed func(*propagator[T]) bool) error {
+// work runs a propagator on each worker's goroutine, fed by feed until it
+// reports there is no more, and leaves the positions they decide in out,
+// one part a worker.
+func (s *compactSolver[T]) work(ctx context.Context, out round[T], determined *atomic.Uint64, feed func(*propagator[T]) bool) error {
 	for w := range out {
 		out[w] = out[w][:0]
 	}
-	eachWorker(workers, func(w int) {
-		pr := s.newPropagator(out[w])
+	s.mail.begin()
+	eachWorker(s.workers, func(w int) {
+		pr := s.newPropagator(w, out[w])
 		for ctx.Err() == nil && feed(pr) {
 			pr.report()
 		}
-		pr.flush()
+		pr.finish()
 		determined.Add(pr.taken)
 		out[w] = pr.found
 	})
@@ -470,21 +683,4 @@ func (s *compactSolver[T]) zero() {
 			}
 		}
 	})
-}
-
-// apply changes byte i as table t says, at once, and returns the byte as it
-// is after and whether it changed.
-func (a sharedBytes) apply(i uint64, t *[256]uint8) (uint8, bool) {
-	w, s := &a[i>>2], shift(i)
-	for {
-		old := atomic.LoadUint32(w)
-		b := uint8(old >> s)
-		nb := t[b]
-		if nb == b {
-			return b, false
-		}
-		if atomic.CompareAndSwapUint32(w, old, old&^(0xFF<<s)|uint32(nb)<<s) {
-			return nb, true
-		}
-	}
 }

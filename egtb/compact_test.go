@@ -13,10 +13,13 @@ import (
 // TestCompactMatchesLayerSolver solves counts both ways, the compact
 // solver with its rounds' lists unbounded and bounded to a few positions
 // (so that most of a level is found by sweeps), on one worker and on
-// four (ranks in eight bytes on one), and wants the same bytes and the
-// same number of moves, and with the rounds whole the same depths.
+// three and four (ranks in eight bytes on one), and wants the same bytes
+// and the same number of moves, and with the rounds whole the same depths.
+// The blocks the workers own are made 16 positions, so that every worker
+// owns some of every count.
 func TestCompactMatchesLayerSolver(t *testing.T) {
-	defer func() { narrowRanks = math.MaxUint32 }()
+	defer func(shift int) { narrowRanks, ownShift = math.MaxUint32, shift }(ownShift)
+	ownShift = 4
 	for _, tc := range []struct {
 		holes, seeds int
 		r            rules.Rules
@@ -36,7 +39,7 @@ func TestCompactMatchesLayerSolver(t *testing.T) {
 					t.Fatal(err)
 				}
 				if n >= 1 {
-					for _, workers := range []int{1, 4} {
+					for _, workers := range []int{1, 3, 4} {
 						for _, limit := range []int{0, 3} {
 							// The rounds' ranks in eight bytes, as past 2^32 positions, with one worker.
 							narrowRanks = math.MaxUint32

@@ -117,7 +117,7 @@ func TestSowMatchesRules(t *testing.T) {
 			}
 			q, err := p.Play(rules.NewMove(rules.South, j), r)
 			c := b
-			gain, ok := c.sow(holes, j, r.Laps(), r.Variant == rules.Cross)
+			gain, ok := c.sow(masksFor(2*holes), holes, j, r.Laps(), r.Variant == rules.Cross)
 			if ok != (err == nil) {
 				t.Fatalf("%s %s (%s): sow ok %v, rules error %v", p, rules.NewMove(rules.South, j), r, ok, err)
 			}

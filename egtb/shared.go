@@ -9,9 +9,10 @@ import (
 
 // sharedBytes is an array of bytes that workers change one at a time, at
 // once, through atomic operations on the 32-bit words that hold them: the
-// builder's values and move counters, a byte a position, changed by
-// whichever worker finds a predecessor first. Outside the parallel rounds
-// it is read and written as an ordinary byte slice.
+// three-byte builder's values and move counters, changed by whichever
+// worker finds a predecessor first. Outside the parallel rounds it is read
+// and written as an ordinary byte slice, as the one-byte builder's bytes
+// always are, each by the worker that owns it.
 type sharedBytes []uint32
 
 func newSharedBytes(n uint64) sharedBytes {

@@ -47,12 +47,13 @@ type expander struct {
 	laps  int
 	cross bool
 	lower [][]int8 // solved values of the counts below n
-	cur   board    // the board being expanded
+	masks *lapMasks
+	cur   board // the board being expanded
 	moves [rules.MaxHoles]move
 }
 
 func newExpander(holes, n int, r rules.Rules, lower [][]int8) *expander {
-	return &expander{holes: holes, n: n, laps: r.Laps(), cross: r.Variant == rules.Cross, lower: lower}
+	return &expander{holes: holes, n: n, laps: r.Laps(), cross: r.Variant == rules.Cross, lower: lower, masks: masksFor(2 * holes)}
 }
 
 // seek sets the board being expanded to the board of rank i.
@@ -88,7 +89,7 @@ func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs, within bool)
 			continue
 		}
 		c := e.cur
-		gain, ok := c.sow(e.holes, j, e.laps, e.cross)
+		gain, ok := c.sow(e.masks, e.holes, j, e.laps, e.cross)
 		if !ok {
 			continue // endless: not a legal move
 		}

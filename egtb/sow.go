@@ -1,19 +1,21 @@
 package egtb
 
 import (
+	"encoding/binary"
 	"sync"
-	"unsafe"
 )
 
 // board is a position's holes in sowing order, South to move. Seed counts
 // stay below 128, so a byte per hole is enough.
 type board [32]uint8
 
-// lapMasks[pos][seeds] has a one in the byte of each hole a lap of seeds
-// seeds (fewer than the board's holes) sown from hole pos adds a seed to,
-// going round the board, as four words: adding it to a board's four
-// words sows the lap, with no loop and no branch. all has a one in every
-// hole's byte.
+// lapMasks[pos][seeds] is what a lap of seeds seeds (fewer than the
+// board's holes) sown from hole pos adds to a board's four words
+// ([board.word], little-endian): a one in the byte of each hole it adds a
+// seed to, going round the board, less the seeds it takes from hole pos.
+// Adding it sows the lap, with no loop and no branch: the words wrap, but
+// the board they end as has every byte in range, so the sum is exact. all
+// has a one in every hole's byte.
 type lapMasks struct {
 	lap [32][32][4]uint64
 	all [4]uint64
@@ -37,45 +39,79 @@ func masksFor(size int) *lapMasks {
 				for i := 1; i <= seeds; i++ {
 					ones[(pos+i)%size] = 1
 				}
-				t.masks.lap[pos][seeds] = *ones.words()
+				m := &t.masks.lap[pos][seeds]
+				for k := range m {
+					m[k] = ones.word(k)
+				}
+				m[pos>>3] -= uint64(seeds) << (pos & 7 * 8)
 			}
 		}
 		var ones board
 		for i := 0; i < size; i++ {
 			ones[i] = 1
 		}
-		t.masks.all = *ones.words()
+		for k := range t.masks.all {
+			t.masks.all[k] = ones.word(k)
+		}
 	})
 	return t.masks
 }
 
-// words returns b as four words.
-func (b *board) words() *[4]uint64 {
-	return (*[4]uint64)(unsafe.Pointer(b))
+// word returns holes 8k to 8k+7 of b as a little-endian word.
+func (b *board) word(k int) uint64 {
+	return binary.LittleEndian.Uint64(b[(k&3)*8:])
 }
 
-// sow plays South's move from hole from on b under a lap cap and capture
-// rule, exactly as package rules does (docs/rules.md, rules 3 to 7 and
-// 12): relay sowing until the last seed of a lap falls into an empty hole,
+// setWord sets holes 8k to 8k+7 of b from a little-endian word.
+func (b *board) setWord(k int, w uint64) {
+	binary.LittleEndian.PutUint64(b[(k&3)*8:], w)
+}
+
+// sow plays South's move from hole from on b (whose size's lapMasks are
+// masks) under a lap cap and capture rule, exactly as package rules does
+// (docs/rules.md, rules 3 to 7 and 12): relay sowing until the last seed of a lap falls into an empty hole,
 // whole rounds of a lap of 2H or more seeds added in one pass. It returns
 // the seeds captured and false if the sowing is endless (b is then
 // garbage). The tests check it against rules.Position.Play.
-func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
+//
+// The board is held in four words, in registers, for the whole sowing: a
+// lap reads its hole's byte from them and adds its mask to them, so that
+// a lap is a short chain of register operations and one load of a mask,
+// with nothing stored and loaded back until the move ends.
+func (b *board) sow(masks *lapMasks, holes, from, maxLaps int, cross bool) (int, bool) {
 	size := 2 * holes
-	masks := masksFor(size)
-	w := b.words()
+	w0, w1, w2, w3 := b.word(0), b.word(1), b.word(2), b.word(3)
+	// hole returns hole pos's seeds, selecting its word without a branch.
+	hole := func(pos int) int {
+		lo, hi := w0, w2
+		if pos&8 != 0 {
+			lo, hi = w1, w3
+		}
+		if pos&16 != 0 {
+			lo = hi
+		}
+		return int(uint8(lo >> (pos & 7 * 8)))
+	}
 	pos := from
 	for lap := 1; ; lap++ {
-		seeds := int(b[pos&31])
-		b[pos&31] = 0
+		seeds := hole(pos)
 		if seeds >= size {
-			rounds := uint64(seeds / size)
-			seeds -= int(rounds) * size
-			for k := range w {
-				w[k] += masks.all[k] * rounds
-			}
+			// Whole rounds, rare, are added on the board in memory: the
+			// hole keeps the rest, which the lap below takes, and gets a
+			// seed a round like every other.
+			rounds := seeds / size
+			seeds -= rounds * size
+			b.setWord(0, w0)
+			b.setWord(1, w1)
+			b.setWord(2, w2)
+			b.setWord(3, w3)
+			b[pos&31] = uint8(seeds)
+			r := uint64(rounds)
+			w0, w1 = b.word(0)+masks.all[0]*r, b.word(1)+masks.all[1]*r
+			w2, w3 = b.word(2)+masks.all[2]*r, b.word(3)+masks.all[3]*r
 			if seeds == 0 {
-				if b[pos&31] == 1 {
+				// The last seed fell into the hole the lap started from.
+				if rounds == 1 {
 					break
 				}
 				if lap >= maxLaps {
@@ -88,12 +124,12 @@ func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
 		if end >= size {
 			end -= size
 		}
-		emptyBefore := b[end&31] == 0
+		emptyBefore := hole(end) == 0
 		m := &masks.lap[pos&31][seeds&31]
-		w[0] += m[0]
-		w[1] += m[1]
-		w[2] += m[2]
-		w[3] += m[3]
+		w0 += m[0]
+		w1 += m[1]
+		w2 += m[2]
+		w3 += m[3]
 		pos = end
 		if emptyBefore {
 			break
@@ -102,6 +138,10 @@ func (b *board) sow(holes, from, maxLaps int, cross bool) (int, bool) {
 			return 0, false
 		}
 	}
+	b.setWord(0, w0)
+	b.setWord(1, w1)
+	b.setWord(2, w2)
+	b.setWord(3, w3)
 	if pos < holes || cross {
 		opp := (size - 1 - pos) & 31
 		if c := b[opp]; c != 0 {
