@@ -1,6 +1,7 @@
 package egtb
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -86,4 +87,44 @@ func BenchmarkUnmove(b *testing.B) {
 	}
 	b.ReportMetric(float64(preds)/b.Elapsed().Seconds(), "predecessors/s")
 	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds(), "positions/s")
+}
+
+// TestUnmoveLargeBoards checks un-moving on random boards of 7 to 16 holes
+// a row, beyond the exhaustive test's: each move within the count of a
+// random board has the board among its child's predecessors, and each
+// predecessor found of a random board has a move to it.
+func TestUnmoveLargeBoards(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 20000; trial++ {
+		holes := 7 + rng.IntN(10)
+		n := 1 + rng.IntN(2*holes) // ranks of more overflow on 2×16
+		r := rules.Rules{Variant: rules.Variant(rng.IntN(2)), MaxLaps: []int{1, 2, 3, 7, rules.DefaultMaxLaps}[rng.IntN(5)]}
+		e := newExpander(holes, n, r, nil)
+		u := newUnmover(holes, r.Laps(), r.Variant == rules.Cross)
+		e.seek(rng.Uint64N(Size(holes, n)))
+		p := e.cur.rank(holes)
+		var child board
+		for _, m := range e.moves[:e.expandInto(&e.moves, false, true)] {
+			if m.exit {
+				continue
+			}
+			child.setRank(holes, n, m.child)
+			if !slices.Contains(u.predecessors(&child), p) {
+				t.Fatalf("%d holes, %s: board %v is not found a predecessor of its child %v", holes, r, e.cur[:2*holes], child[:2*holes])
+			}
+		}
+		var target board
+		target.setRank(holes, n, rng.Uint64N(Size(holes, n)))
+		want := target.rank(holes)
+		for _, q := range slices.Clone(u.predecessors(&target)) {
+			e.seek(q)
+			found := false
+			for _, m := range e.moves[:e.expandInto(&e.moves, false, true)] {
+				found = found || (!m.exit && m.child == want)
+			}
+			if !found {
+				t.Fatalf("%d holes, %s: predecessor %v has no move to %v", holes, r, e.cur[:2*holes], target[:2*holes])
+			}
+		}
+	}
 }
