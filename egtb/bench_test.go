@@ -2,6 +2,7 @@ package egtb
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -199,6 +200,34 @@ func BenchmarkSolveCount(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(Size(holes, n))*float64(b.N)/b.Elapsed().Seconds(), "positions/s")
+		})
+	}
+}
+
+// BenchmarkSetRank sets boards from random ranks, as the builder's rounds
+// take their positions (the 2×5 and 2×8 counts of 20 seeds), and reports
+// the time a board.
+func BenchmarkSetRank(b *testing.B) {
+	for _, c := range []struct{ holes, n int }{{5, 20}, {8, 20}} {
+		size := Size(c.holes, c.n)
+		rng := rand.New(rand.NewPCG(1, 2))
+		ranks := make([]uint64, 1<<16)
+		for i := range ranks {
+			ranks[i] = rng.Uint64N(size)
+		}
+		b.Run(fmt.Sprintf("2x%d_n%d", c.holes, c.n), func(b *testing.B) {
+			var board board
+			var sink uint8
+			for b.Loop() {
+				for _, r := range ranks {
+					board.setRank(c.holes, c.n, r)
+					sink += board[0]
+				}
+			}
+			if sink == 1 {
+				b.Log(sink) // keeps the boards used
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ranks)), "ns/board")
 		})
 	}
 }

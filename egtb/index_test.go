@@ -28,6 +28,14 @@ func TestRankUnrankRoundTrip(t *testing.T) {
 				if !slices.Equal(cells, want) {
 					t.Fatalf("h%d n%d rank %d: stepping gives %v, unranking %v", holes, n, r, cells, want)
 				}
+				// The builder's own unranking, straight into its byte cells.
+				var direct board
+				direct.setRank(holes, n, r)
+				for i, c := range want {
+					if int(direct[i]) != c {
+						t.Fatalf("h%d n%d rank %d: setRank gives %v, unranking %v", holes, n, r, direct[:2*holes], want)
+					}
+				}
 				sum := 0
 				for _, c := range cells {
 					sum += c

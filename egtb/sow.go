@@ -199,13 +199,26 @@ func (b *board) setRank(holes, n int, rank uint64) {
 	*b = board{}
 	// Bars from the last down: c_i is the largest c with C(c, i+1) <= rank,
 	// read from rankTerms, where the places of one bar are side by side.
+	// The four places from the highest possible are compared at once,
+	// without a branch: a hole rarely holds three seeds or more, and a
+	// search place by place mispredicts where it stops, once a bar. The
+	// places are in increasing order of their terms, those before bar i's
+	// first place (and those that wrap round the table, when hi is below
+	// 3) hold 0, which is never above rank: so the places above rank are
+	// the top k of the four, and c is hi-k unless all four are.
 	hi := n + m - 2
 	next := n + m - 1
 	for i := m - 2; i >= 0; i-- {
 		terms := i << 8
-		c := hi
-		for rankTerms[(terms+c)&mask] > rank {
-			c--
+		k := (rank-rankTerms[(terms+hi)&mask])>>63 +
+			(rank-rankTerms[(terms+hi-1)&mask])>>63 +
+			(rank-rankTerms[(terms+hi-2)&mask])>>63 +
+			(rank-rankTerms[(terms+hi-3)&mask])>>63
+		c := hi - int(k)
+		if k == 4 {
+			for rankTerms[(terms+c)&mask] > rank {
+				c--
+			}
 		}
 		rank -= rankTerms[(terms+c)&mask]
 		b[(i+1)&31] = uint8(next - c - 1)
