@@ -200,7 +200,7 @@ func (b *board) setRank(holes, n int, rank uint64) {
 	// Bars from the last down: c_i is the largest c with C(c, i+1) <= rank,
 	// read from rankTerms, where the places of one bar are side by side.
 	// The four places from the highest possible are compared at once,
-	// without a branch: a hole rarely holds three seeds or more, and a
+	// without a branch: a hole rarely holds four seeds or more, and a
 	// search place by place mispredicts where it stops, once a bar. The
 	// places are in increasing order of their terms, those before bar i's
 	// first place (and those that wrap round the table, when hi is below
