@@ -172,24 +172,57 @@ func BenchmarkExpand(b *testing.B) {
 	b.ReportMetric(float64(moves)/b.Elapsed().Seconds(), "moves/s")
 }
 
+// lowerCounts builds, in memory, the values of every count below n seeds
+// on the given number of holes a row.
+func lowerCounts(b *testing.B, holes, n int, r rules.Rules) [][]int8 {
+	b.Helper()
+	tb, err := Build(context.Background(), Options{Holes: holes, MaxSeeds: n - 1, Rules: r})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lower := make([][]int8, n)
+	for m := range lower {
+		lower[m], _ = tb.Values(m)
+	}
+	return lower
+}
+
+// BenchmarkExpandCount runs a build's expansion over the 2×6 count of 16
+// seeds (13,037,895 positions) on one goroutine, over the counts below in
+// memory: every move played, the moves within the count counted, the
+// captures' children ranked and their values read from the smaller
+// counts (most of those reads misses to memory).
+func BenchmarkExpandCount(b *testing.B) {
+	const holes, n = 6, 16
+	r := rules.DefaultRules()
+	lower := lowerCounts(b, holes, n, r)
+	size := Size(holes, n)
+	states := make([]uint8, size)
+	var edges uint64
+	for b.Loop() {
+		e := newExpander(holes, n, r, lower)
+		e.seek(0)
+		edges = expandChunk(e, 0, size, func(i uint64, best, within int) {
+			states[i] = uint8(best) ^ uint8(within)
+		})
+	}
+	if edges != 29773477 {
+		b.Fatalf("%d moves within the count, want 29773477", edges)
+	}
+	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds(), "positions/s")
+}
+
 // BenchmarkSolveCount solves the 2×6 count of 16 seeds (13,037,895
 // positions) over the counts below, by the three-byte solver (layer) and
 // the compact one, and reports positions a second.
 func BenchmarkSolveCount(b *testing.B) {
 	const holes, n = 6, 16
 	r := rules.DefaultRules()
-	tb, err := Build(context.Background(), Options{Holes: holes, MaxSeeds: n - 1, Rules: r})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var lower [][]int8
-	for m := range n {
-		v, _ := tb.Values(m)
-		lower = append(lower, v)
-	}
+	lower := lowerCounts(b, holes, n, r)
 	for _, name := range []string{"layer", "compact"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
+				var err error
 				if name == "layer" {
 					_, _, _, err = solveLayer(context.Background(), holes, n, r, lower, 0, false, nil)
 				} else {

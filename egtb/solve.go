@@ -76,13 +76,11 @@ func (e *expander) position() rules.Position {
 // leaves out the exits' payoffs (and the lookups they take; see payoff).
 // It allocates nothing.
 func (e *expander) expand(payoffs bool) int {
-	return e.expandInto(&e.moves, payoffs, true)
+	return e.expandInto(&e.moves, payoffs)
 }
 
-// expandInto is expand into moves. Without within, the moves within the
-// count are listed without their children's ranks: the build's expansion
-// only counts them.
-func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs, within bool) int {
+// expandInto is expand into moves.
+func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs bool) int {
 	count := 0
 	for j := 0; j < e.holes; j++ {
 		if e.cur[j] == 0 {
@@ -95,12 +93,8 @@ func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs, within bool)
 		}
 		m := &moves[count]
 		count++
-		m.exit, m.gain, m.payoff, m.child = gain != 0, gain, 0, 0
-		if m.exit || within {
-			// After the move North is to move: the child is the mirror
-			// image.
-			m.child = c.mirrorRank(e.holes)
-		}
+		// After the move North is to move: the child is the mirror image.
+		m.exit, m.gain, m.payoff, m.child = gain != 0, gain, 0, c.mirrorRank(e.holes)
 		if m.exit && payoffs {
 			m.payoff = e.payoff(m)
 		}
@@ -108,15 +102,62 @@ func (e *expander) expandInto(moves *[rules.MaxHoles]move, payoffs, within bool)
 	return count
 }
 
+// exits is what a build's expansion keeps of a position until the values
+// its exits read have come from memory: its legal moves and moves within
+// the count, counted, and its exits (captures), each as the seeds it takes
+// and the child it leads to in count n-gain.
+type exits struct {
+	legal, within, n int
+	gain             [rules.MaxHoles]int
+	child            [rules.MaxHoles]uint64
+}
+
+// exitsInto plays every legal move of the board being expanded, counts
+// them and those within the count into x, and keeps only the exits, whose
+// values it asks for: the build needs no more of the moves within the
+// count than their number (the propagation finds them again by
+// un-moving).
+func (e *expander) exitsInto(x *exits) {
+	x.legal, x.within, x.n = 0, 0, 0
+	for j := 0; j < e.holes; j++ {
+		if e.cur[j] == 0 {
+			continue
+		}
+		c := e.cur
+		gain, ok := c.sow(e.masks, e.holes, j, e.laps, e.cross)
+		if !ok {
+			continue // endless: not a legal move
+		}
+		x.legal++
+		if gain == 0 {
+			x.within++
+			continue
+		}
+		child := c.mirrorRank(e.holes)
+		x.gain[x.n], x.child[x.n] = gain, child
+		x.n++
+		prefetch.Line(unsafe.Pointer(&e.lower[e.n-gain][child]))
+	}
+}
+
+// best returns the best payoff of x's exits for the mover (the seeds an
+// exit captures less the value of the position it leads to, for the
+// opponent), noExit if it has none, -n if it has no legal move.
+func (e *expander) best(x *exits) int {
+	best := noExit
+	if x.legal == 0 {
+		best = -e.n // rule 8: the board goes to the last mover
+	}
+	for k := range x.n {
+		best = max(best, x.gain[k]-int(e.lower[e.n-x.gain[k]][x.child[k]]))
+	}
+	return best
+}
+
 // payoff returns an exit's payoff for the mover: the seeds it captures less
 // the value of the position it leads to, for the opponent.
 func (e *expander) payoff(m *move) int {
 	return m.gain - int(e.lower[e.n-m.gain][m.child])
-}
-
-// prefetch asks for the values an exit's payoff reads.
-func (e *expander) prefetch(m *move) {
-	prefetch.Line(unsafe.Pointer(&e.lower[e.n-m.gain][m.child]))
 }
 
 // countJob is what a solver of one seed count works from: the count, the
@@ -220,37 +261,17 @@ func expandChunk(e *expander, lo, hi uint64, record func(i uint64, best, within 
 	// places, nearly every read a cache miss: they are asked for as each
 	// position is expanded and read expandAhead positions later, so that
 	// the misses overlap the sowing in between.
-	var ahead [expandAhead]struct {
-		count int
-		moves [rules.MaxHoles]move
-	}
+	var ahead [expandAhead]exits
 	settle := func(i uint64) {
-		a := &ahead[i%expandAhead]
-		best, within := noExit, 0
-		if a.count == 0 {
-			best = -e.n // rule 8: the board goes to the last mover
-		}
-		for k := range a.count {
-			if m := &a.moves[k]; m.exit {
-				best = max(best, e.payoff(m))
-			} else {
-				within++
-			}
-		}
-		record(i, best, within)
-		edges += uint64(within)
+		x := &ahead[i%expandAhead]
+		record(i, e.best(x), x.within)
+		edges += uint64(x.within)
 	}
 	for i := lo; i < hi; i++ {
 		if i >= lo+expandAhead {
 			settle(i - expandAhead)
 		}
-		a := &ahead[i%expandAhead]
-		a.count = e.expandInto(&a.moves, false, false)
-		for k := range a.count {
-			if m := &a.moves[k]; m.exit {
-				e.prefetch(m)
-			}
-		}
+		e.exitsInto(&ahead[i%expandAhead])
 		if i+1 < hi {
 			e.cur.next()
 		}
