@@ -3,6 +3,7 @@ package egtb
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -413,5 +414,80 @@ func TestPublishedCheckpoints(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(path), tableFile)); err == nil {
 			t.Errorf("%s: a table beside it (gigabytes): keep the description alone", path)
 		}
+	}
+}
+
+// TestCheckpointOverDeeperDatabases: a checkpoint made over databases of
+// fewer counts resumes over deeper ones (the same up to its largest),
+// cold, from its depth and bounds, to bounds that hold; the next save
+// describes the deeper databases. One made over deeper databases, or over
+// others, is refused.
+func TestCheckpointOverDeeperDatabases(t *testing.T) {
+	_, tb, full := certBoard(t) // counts to 4 seeds
+	ctx := context.Background()
+	p := rules.MustParsePosition("3,0,2,1/2,1,0,3 s 0 0")
+	want, _ := full.Value(p)
+
+	shallowDir := t.TempDir()
+	if _, err := Build(ctx, Options{Holes: 4, MaxSeeds: 3, Dir: shallowDir}); err != nil {
+		t.Fatal(err)
+	}
+	shallow, err := Open(shallowDir, 4, rules.Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := shallow.NewBounder(p, 1)
+	lo, hi := -p.OnBoard(), p.OnBoard()
+	for d := 1; d <= 6; d++ {
+		if lo, hi, _, err = before.Within(ctx, d, lo, hi); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cpDir := filepath.Join(t.TempDir(), "cp")
+	if err := SaveCheckpoint(cpDir, before, Checkpoint{Depth: 6, Lo: lo, Hi: hi, Nodes: 10}); err != nil {
+		t.Fatal(err)
+	}
+
+	deeper, _ := tb.NewBounder(p, 1)
+	cp, err := LoadCheckpoint(cpDir, deeper)
+	if err != nil {
+		t.Fatalf("over databases of one count more: %v", err)
+	}
+	if !cp.Cold || !cp.Deeper || cp.Depth != 6 || cp.Lo != lo || cp.Hi != hi {
+		t.Fatalf("over deeper databases: %+v, want cold, depth 6, bounds %d to %d", cp, lo, hi)
+	}
+	b := Bound{Depth: cp.Depth, Resumed: true, Cold: cp.Cold, Deeper: cp.Deeper, Lo: lo, Hi: hi}
+	if !strings.Contains(b.String(), "fewer seeds") {
+		t.Errorf("the resumption reads %q", b.String())
+	}
+	for d := 7; d <= 10; d++ {
+		if lo, hi, _, err = deeper.Within(ctx, d, lo, hi); err != nil {
+			t.Fatal(err)
+		}
+		if lo > want || hi < want {
+			t.Fatalf("depth %d over the deeper databases: %d to %d, the value is %d", d, lo, hi, want)
+		}
+	}
+	if err := SaveCheckpoint(cpDir, deeper, Checkpoint{Depth: 10, Lo: lo, Hi: hi, Nodes: cp.Nodes}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := readCheckpoint(cpDir)
+	if err != nil || len(saved.Databases.CRCs) != 5 {
+		t.Fatalf("saved over the deeper databases: %+v, %v; want 5 counts described", saved.Databases, err)
+	}
+
+	// Refused: the checkpoint, now over 5 counts, over the 4 of before;
+	// and one whose counts differ.
+	again, _ := shallow.NewBounder(p, 1)
+	if _, err := LoadCheckpoint(cpDir, again); err == nil || !strings.Contains(err.Error(), "other databases") {
+		t.Fatalf("over databases of fewer counts than it was made over: %v", err)
+	}
+	saved.Databases.CRCs[2]++
+	data, _ := json.Marshal(saved)
+	if err := os.WriteFile(filepath.Join(cpDir, checkpointFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCheckpoint(cpDir, deeper); err == nil || !strings.Contains(err.Error(), "other databases") {
+		t.Fatalf("over databases whose count of 2 seeds differs: %v", err)
 	}
 }

@@ -14,7 +14,8 @@ package egtb
 // Both are written to temporary files, synced and renamed into place, the
 // table first: a stop at any moment leaves the last checkpoint whole. The
 // description alone, without the table, resumes cold: the same depth and
-// bounds, with an empty table.
+// bounds, with an empty table. So does a checkpoint made over databases of
+// fewer counts than those read now, the same up to its largest.
 
 import (
 	"bufio"
@@ -26,6 +27,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -71,6 +73,12 @@ func (c Counts) Same(d Counts) bool {
 	return true
 }
 
+// Extends reports whether c describes d's databases and possibly more
+// counts beyond them: the same holes, and d's counts the first of c's.
+func (c Counts) Extends(d Counts) bool {
+	return c.Holes == d.Holes && len(c.CRCs) >= len(d.CRCs) && slices.Equal(c.CRCs[:len(d.CRCs)], d.CRCs)
+}
+
 // Checkpoint is where a search stood when it last wrote a checkpoint.
 type Checkpoint struct {
 	Version   int    `json:"version"`
@@ -96,6 +104,9 @@ type Checkpoint struct {
 	// gigabytes could not go): the search resumes at the depth and
 	// within the bounds reached, with an empty table.
 	Cold bool `json:"-"`
+	// Deeper, set by LoadCheckpoint, tells that the checkpoint was made
+	// over fewer counts than the databases now read (resumed cold).
+	Deeper bool `json:"-"`
 }
 
 const (
@@ -136,8 +147,16 @@ func LoadCheckpoint(dir string, bd *Bounder) (Checkpoint, error) {
 		return cp, fmt.Errorf("the checkpoint in %s is of the position %s, not %s", dir, cp.Position, b.root)
 	case cp.Variant != b.tb.rules.Variant.String() || cp.MaxLaps != b.tb.rules.Laps():
 		return cp, fmt.Errorf("the checkpoint in %s is of the %s rules with a lap cap of %d, not %s", dir, cp.Variant, cp.MaxLaps, b.tb.rules)
-	case !cp.Databases.Same(counts):
+	case !counts.Extends(cp.Databases):
 		return cp, fmt.Errorf("the checkpoint in %s was made over other databases than those in %s", dir, b.tb.dir)
+	case !counts.Same(cp.Databases):
+		// Made over fewer counts, the same as these up to its largest:
+		// every bound a search proves is a bound on the value itself,
+		// whatever databases it read, so the depth and bounds reached
+		// hold here too; the table is left, and the search resumes cold
+		// over the deeper databases. The next save describes these.
+		cp.Cold, cp.Deeper, cp.TableMiB, cp.TableCRC = true, true, b.table.mib, 0
+		return cp, nil
 	}
 	table := filepath.Join(dir, tableFile)
 	if _, err := os.Stat(table); errors.Is(err, os.ErrNotExist) {

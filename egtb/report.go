@@ -232,7 +232,10 @@ func (b Bound) String() string {
 	}
 	if b.Resumed {
 		table := ""
-		if b.Cold {
+		switch {
+		case b.Deeper:
+			table = " (made over databases of fewer seeds: the search goes on over these with an empty table)"
+		case b.Cold:
 			table = " (its table not found: the search goes on with an empty one)"
 		}
 		return fmt.Sprintf("resumed from the checkpoint%s: bounds at depth %d: %s to %s (%d nodes, %v in the runs before)", table, b.Depth, Signed(b.Lo), Signed(b.Hi), b.Nodes, b.Elapsed.Round(time.Second))

@@ -81,8 +81,10 @@ type Bound struct {
 	Held   bool
 	// Resumed tells that these are the bounds of a checkpoint the search
 	// resumed from, with the nodes and time of the runs before; Cold that
-	// the checkpoint's table was not there, and the search goes on without.
-	Resumed, Cold bool
+	// the checkpoint's table was not there, and the search goes on without;
+	// Deeper that the checkpoint was made over databases of fewer counts
+	// (the search goes on over these, cold).
+	Resumed, Cold, Deeper bool
 }
 
 // Method is how Solve went about a position.
@@ -261,7 +263,7 @@ func solveBySearch(ctx context.Context, p rules.Position, opt SolveOptions, sol 
 		switch {
 		case err == nil:
 			cp, depth, lo, hi = c, c.Depth, c.Lo, c.Hi
-			sol.setBounds(p, Bound{Depth: depth, Nodes: c.Nodes, Elapsed: c.Elapsed, Resumed: true, Cold: c.Cold}, lo, hi)
+			sol.setBounds(p, Bound{Depth: depth, Nodes: c.Nodes, Elapsed: c.Elapsed, Resumed: true, Cold: c.Cold, Deeper: c.Deeper}, lo, hi)
 			if opt.Bound != nil {
 				opt.Bound(sol.Bounds)
 			}
