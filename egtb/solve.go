@@ -149,7 +149,7 @@ func (e *expander) best(x *exits) int {
 		best = -e.n // rule 8: the board goes to the last mover
 	}
 	for k := range x.n {
-		best = max(best, x.gain[k]-int(e.lower[e.n-x.gain[k]][x.child[k]]))
+		best = max(best, e.exitPayoff(x.gain[k], x.child[k]))
 	}
 	return best
 }
@@ -157,7 +157,13 @@ func (e *expander) best(x *exits) int {
 // payoff returns an exit's payoff for the mover: the seeds it captures less
 // the value of the position it leads to, for the opponent.
 func (e *expander) payoff(m *move) int {
-	return m.gain - int(e.lower[e.n-m.gain][m.child])
+	return e.exitPayoff(m.gain, m.child)
+}
+
+// exitPayoff is the payoff of an exit capturing gain seeds to the child
+// of index child in count n-gain.
+func (e *expander) exitPayoff(gain int, child uint64) int {
+	return gain - int(e.lower[e.n-gain][child])
 }
 
 // countJob is what a solver of one seed count works from: the count, the
