@@ -125,6 +125,15 @@ type CertifyOptions struct {
 	// each database file's check; it is called from one goroutine at a
 	// time.
 	Progress func(string)
+	// Earlier, if not nil, is an unfinished certificate that an earlier
+	// run of Certify saved (Save): its claims are not tested again, being
+	// tested by Verify like every other. Certify fails if it is not of the
+	// same position, rules, value and database files.
+	Earlier *Certificate
+	// Save, if not nil, receives the unfinished certificate each time a
+	// claim holds, with the claims so far, for a later run's Earlier; it
+	// is called from one goroutine at a time, and an error stops Certify.
+	Save func(*Certificate) error
 }
 
 func (opt CertifyOptions) tableMiB() int {
@@ -181,6 +190,25 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 	if held, err := certainWithout(tb, p, v); held || err != nil {
 		return cert, err
 	}
+	var earlier []Claim
+	if e := opt.Earlier; e != nil {
+		if err := cert.sameProof(e); err != nil {
+			return nil, err
+		}
+		earlier = e.Claims
+		if opt.Progress != nil && len(earlier) > 0 {
+			opt.Progress(fmt.Sprintf("%d claims held in an earlier run, not tested again", len(earlier)))
+		}
+	}
+	// done returns an earlier run's claim for m of that kind and value.
+	done := func(m rules.Move, atMost bool, value int) (ClaimResult, bool) {
+		for _, c := range earlier {
+			if c.Move == m && c.AtMost == atMost && c.Value == value {
+				return ClaimResult{Claim: c, Held: true}, true
+			}
+		}
+		return ClaimResult{}, false
+	}
 	maxDepth := opt.MaxDepth
 	if maxDepth <= 0 {
 		maxDepth = maxBoundsDepth
@@ -200,42 +228,93 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 	})
 	// The upper bound's claims, one a move, and the lower bound's search
 	// for a move that holds its claim, run as tasks on opt.Workers.
+	var mu sync.Mutex // over opt.Progress and opt.Save
 	type task struct {
 		run func(context.Context) ([]ClaimResult, error)
 	}
 	var tasks []task
 	for _, c := range cs {
 		tasks = append(tasks, task{func(ctx context.Context) ([]ClaimResult, error) {
-			r, err := deepen(ctx, tb, c.pos, Claim{Move: c.move, Value: c.gain - v, Depth: maxDepth}, opt.tableMiB())
+			if r, ok := done(c.move, false, c.gain-v); ok {
+				return []ClaimResult{r}, nil
+			}
+			r, _, err := deepen(ctx, tb, c.pos, Claim{Move: c.move, Value: c.gain - v, Depth: maxDepth}, opt.tableMiB())
 			if err == nil && !r.Held {
 				err = fmt.Errorf("after %s, no test to depth %d shows the value at least %s: %s may not be the value", c.move, maxDepth, Signed(c.gain-v), Signed(SouthValue(p, v)))
 			}
 			return []ClaimResult{r}, err
 		}})
 	}
+	// The lower bound's claim: the moves are deepened together, in stages
+	// of atMostStage more plies, each stage trying first the moves whose
+	// tests came nearest to holding in the last (then opt.First, then the
+	// largest captures), so that no move whose value falls short is
+	// searched to maxDepth before the one that holds.
 	tasks = append(tasks, task{func(ctx context.Context) ([]ClaimResult, error) {
 		for _, c := range cs {
-			r, err := deepen(ctx, tb, c.pos, Claim{Move: c.move, AtMost: true, Value: c.gain - v, Depth: maxDepth}, opt.tableMiB())
-			if err != nil || r.Held {
-				return []ClaimResult{r}, err
+			if r, ok := done(c.move, true, c.gain-v); ok {
+				return []ClaimResult{r}, nil
 			}
-			if opt.Progress != nil {
-				opt.Progress(r.String())
+		}
+		type candidate struct {
+			child
+			gap   int // how far its last test's result was from the claim
+			nodes uint64
+		}
+		cands := make([]candidate, len(cs))
+		for i, c := range cs {
+			cands[i].child = c
+		}
+		for limit := min(atMostStage, maxDepth); ; limit = min(limit+atMostStage, maxDepth) {
+			slices.SortStableFunc(cands, func(a, b candidate) int { return a.gap - b.gap })
+			for i := range cands {
+				c := &cands[i]
+				claim := Claim{Move: c.move, AtMost: true, Value: c.gain - v, Depth: limit}
+				r, result, err := deepen(ctx, tb, c.pos, claim, opt.tableMiB())
+				c.nodes += r.Nodes
+				r.Nodes = c.nodes
+				if err != nil || r.Held {
+					return []ClaimResult{r}, err
+				}
+				c.gap = result - claim.Value
+				if opt.Progress != nil {
+					mu.Lock()
+					opt.Progress(r.String())
+					mu.Unlock()
+				}
+			}
+			if limit == maxDepth {
+				break
 			}
 		}
 		return nil, fmt.Errorf("after no move does a test to depth %d hold the opponent to what %s needs: %s may not be the value", maxDepth, Signed(SouthValue(p, v)), Signed(SouthValue(p, v)))
 	}})
-	var mu sync.Mutex
+	sofar := *cert
+	sofar.Claims = slices.Clone(earlier)
 	results, err := runTasks(ctx, opt.workers(), len(tasks), func(ctx context.Context, i int) ([]ClaimResult, error) {
 		rs, err := tasks[i].run(ctx)
-		if opt.Progress != nil && err == nil {
-			mu.Lock()
-			for _, r := range rs {
+		if err != nil {
+			return rs, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fresh := false
+		for _, r := range rs {
+			if slices.Contains(sofar.Claims, r.Claim) {
+				continue // an earlier run's
+			}
+			if opt.Progress != nil {
 				opt.Progress(r.String())
 			}
-			mu.Unlock()
+			sofar.Claims = append(sofar.Claims, r.Claim)
+			fresh = true
 		}
-		return rs, err
+		if fresh && opt.Save != nil {
+			if err := opt.Save(&sofar); err != nil {
+				return rs, fmt.Errorf("saving the unfinished certificate: %w", err)
+			}
+		}
+		return rs, nil
 	})
 	if err != nil {
 		return nil, err
@@ -250,6 +329,23 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 		return b2i(b.AtMost) - b2i(a.AtMost)
 	})
 	return cert, cert.compose()
+}
+
+// sameProof reports, as an error, how the unfinished certificate e is not
+// of cert's position, rules, value and database files.
+func (cert *Certificate) sameProof(e *Certificate) error {
+	const restart = "delete it to start again"
+	switch {
+	case e.Position != cert.Position:
+		return fmt.Errorf("the unfinished certificate is of %s, not %s: %s", e.Position, cert.Position, restart)
+	case e.Rules != cert.Rules:
+		return fmt.Errorf("the unfinished certificate is under the rules %s, not %s: %s", e.Rules, cert.Rules, restart)
+	case e.Value != cert.Value:
+		return fmt.Errorf("the unfinished certificate proves %s, not %s: %s", Signed(e.Value), Signed(cert.Value), restart)
+	case !slices.Equal(e.Files, cert.Files):
+		return fmt.Errorf("the unfinished certificate was made over other databases than these: %s", restart)
+	}
+	return nil
 }
 
 // certainWithout reports whether p's value v needs no claim: p is in the
@@ -272,34 +368,40 @@ func certainWithout(tb *Tablebase, p rules.Position, v int) (bool, error) {
 }
 
 // deepen runs claim c's test on q (the position after c.Move) at depths 1
-// to c.Depth, until it holds.
-func deepen(ctx context.Context, tb *Tablebase, q rules.Position, c Claim, tableMiB int) (ClaimResult, error) {
+// to c.Depth, until it holds. It also returns the last test's result: when
+// the claim did not hold, how near it came.
+func deepen(ctx context.Context, tb *Tablebase, q rules.Position, c Claim, tableMiB int) (ClaimResult, int, error) {
 	bd, err := tb.NewBounder(q, tableMiB)
 	if err != nil {
-		return ClaimResult{}, err
+		return ClaimResult{}, 0, err
 	}
 	began := time.Now()
 	r := ClaimResult{Claim: c}
+	result := 0
 	for d := 1; d <= c.Depth; d++ {
 		var ok bool
 		var n uint64
 		if c.AtMost {
-			ok, _, n, err = bd.AtMost(ctx, d, c.Value)
+			ok, result, n, err = bd.AtMost(ctx, d, c.Value)
 		} else {
-			ok, _, n, err = bd.AtLeast(ctx, d, c.Value)
+			ok, result, n, err = bd.AtLeast(ctx, d, c.Value)
 		}
 		r.Nodes += n
 		r.Elapsed = time.Since(began)
 		if err != nil {
-			return r, err
+			return r, result, err
 		}
 		if ok {
 			r.Held, r.Claim.Depth = true, d
-			return r, nil
+			return r, result, nil
 		}
 	}
-	return r, nil
+	return r, result, nil
 }
+
+// atMostStage is the plies a stage of Certify's search for the lower
+// bound's move deepens each move by.
+const atMostStage = 8
 
 // runTasks runs f(0) to f(n-1) on up to workers goroutines, and returns
 // their results in order, or the first error (which stops the others).
@@ -489,7 +591,7 @@ func VerifyCertificate(ctx context.Context, dir string, cert *Certificate, opt C
 	var mu sync.Mutex
 	rep.Claims, err = runTasks(ctx, opt.workers(), len(cert.Claims), func(ctx context.Context, i int) ([]ClaimResult, error) {
 		c := cert.Claims[i]
-		r, err := deepen(ctx, tb, after[c.Move], c, opt.tableMiB())
+		r, _, err := deepen(ctx, tb, after[c.Move], c, opt.tableMiB())
 		if err == nil && !r.Held {
 			err = fmt.Errorf("%s does not hold", c)
 		}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,180 @@ func TestCertificateOfAPositionTheDatabasesHold(t *testing.T) {
 	cert.Value += 2
 	if _, err := VerifyCertificate(context.Background(), dir, cert, CertifyOptions{TableMiB: 1}); err == nil {
 		t.Fatal("verified a wrong value of a position the databases hold")
+	}
+}
+
+// TestCertificateResumes: a certificate's making stopped after a claim
+// held goes on from the unfinished certificate it saved, testing only the
+// claims still wanted, and makes the certificate one run makes; an
+// unfinished certificate of another proof is refused.
+func TestCertificateResumes(t *testing.T) {
+	dir, tb, full := certBoard(t)
+	p := rules.MustParsePosition("2,1,0,3/1,0,2,1 s 0 0")
+	v, err := full.Value(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	opt := CertifyOptions{TableMiB: 1, Workers: 1, MaxDepth: 40}
+	whole, err := Certify(ctx, tb, p, v, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Claims) < 3 {
+		t.Fatalf("only %d claims: want a position of more", len(whole.Claims))
+	}
+
+	// Stopped once the first claim is saved.
+	stopped, stop := context.WithCancel(ctx)
+	var saved *Certificate
+	o := opt
+	o.Save = func(c *Certificate) error {
+		cp := *c
+		cp.Claims = append([]Claim(nil), c.Claims...)
+		saved = &cp
+		stop()
+		return nil
+	}
+	if _, err := Certify(stopped, tb, p, v, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped: %v", err)
+	}
+	// A test already under way when it stops may still hold and be saved.
+	if saved == nil || len(saved.Claims) == 0 || len(saved.Claims) >= len(whole.Claims) {
+		t.Fatalf("saved %v, want some of %v", saved, whole.Claims)
+	}
+	// Read back as a file is, and gone on from.
+	var text bytes.Buffer
+	if _, err := saved.WriteTo(&text); err != nil {
+		t.Fatal(err)
+	}
+	earlier, err := ParseCertificate(&text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	o = opt
+	o.Earlier = earlier
+	var again []string
+	for _, c := range earlier.Claims {
+		line, _, _ := strings.Cut(ClaimResult{Claim: c, Held: true}.String(), " at depth")
+		again = append(again, line)
+	}
+	o.Progress = func(s string) {
+		if strings.HasPrefix(s, "after ") && strings.Contains(s, ": holds at depth") {
+			tested++
+		}
+		for _, line := range again {
+			if strings.HasPrefix(s, line) {
+				t.Errorf("tested again: %s", s)
+			}
+		}
+	}
+	saves := 0
+	o.Save = func(c *Certificate) error {
+		saves++
+		for _, e := range earlier.Claims {
+			if !slices.Contains(c.Claims, e) {
+				t.Errorf("a save without the earlier claim %s", e)
+			}
+		}
+		return nil
+	}
+	resumed, err := Certify(ctx, tb, p, v, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(resumed.Claims, whole.Claims) {
+		t.Errorf("resumed claims %v, one run's %v", resumed.Claims, whole.Claims)
+	}
+	if left := len(whole.Claims) - len(earlier.Claims); tested != left || saves != left {
+		t.Errorf("resumed: %d claims held and %d saves, for %d claims of which %d held before", tested, saves, len(whole.Claims), len(earlier.Claims))
+	}
+	if _, err := VerifyCertificate(ctx, dir, resumed, opt); err != nil {
+		t.Fatal(err)
+	}
+
+	// Of another value, position or databases: refused.
+	for _, alter := range []func(c *Certificate){
+		func(c *Certificate) { c.Value += 2 },
+		func(c *Certificate) { c.Position = rules.MustParsePosition("2,1,0,3/1,0,2,1 n 0 0") },
+		func(c *Certificate) { c.Files = c.Files[:len(c.Files)-1] },
+		func(c *Certificate) { c.Files[1].SHA256[0] ^= 1 },
+	} {
+		e := *earlier
+		e.Files = append([]DatabaseFile(nil), earlier.Files...)
+		alter(&e)
+		o.Earlier = &e
+		if _, err := Certify(ctx, tb, p, v, o); err == nil || !strings.Contains(err.Error(), "delete it to start again") {
+			t.Errorf("an unfinished certificate of another proof: %v", err)
+		}
+	}
+}
+
+// TestCertificateLowerBoundInStages: a first move to try that falls short
+// of the value is not searched to the tests' greatest depth before a move
+// that holds: the moves are deepened together, a stage at a time.
+func TestCertificateLowerBoundInStages(t *testing.T) {
+	dir, tb, full := certBoard(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(11, 13))
+	tried := 0
+	for range 40 {
+		p := randomPosition(rng, 4, 12+rng.IntN(5))
+		v, err := full.Value(p)
+		if err != nil || !p.HasLegalMove(tb.rules) {
+			continue
+		}
+		if _, err := tb.Value(p); err == nil {
+			continue
+		}
+		short := rules.NoMove
+		for _, c := range children(p, tb.rules) {
+			w, err := full.Value(c.pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.gain-w < v {
+				short = c.move
+				break
+			}
+		}
+		const maxDepth = 40
+		if short == rules.NoMove {
+			continue
+		}
+		if _, err := Certify(ctx, tb, p, v, CertifyOptions{TableMiB: 1, Workers: 2, MaxDepth: maxDepth}); err != nil {
+			continue // a value these tests do not reach by maxDepth
+		}
+		deepest := 0
+		opt := CertifyOptions{TableMiB: 1, Workers: 2, MaxDepth: maxDepth, First: []rules.Move{short},
+			Progress: func(s string) {
+				_, failed, ok := strings.Cut(s, "does not hold at depth ")
+				var depth int
+				if _, err := fmt.Sscanf(failed, "%d", &depth); ok && err == nil && strings.Contains(s, "at most") {
+					deepest = max(deepest, depth)
+				}
+			}}
+		cert, err := Certify(ctx, tb, p, v, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		held := 0
+		for _, c := range cert.Claims {
+			if c.AtMost {
+				held = c.Depth
+			}
+		}
+		if deepest >= maxDepth || deepest > held+atMostStage {
+			t.Errorf("%s: a move that falls short tested to depth %d, the claim held at %d", p, deepest, held)
+		}
+		if _, err := VerifyCertificate(ctx, dir, cert, CertifyOptions{TableMiB: 1}); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		tried++
+	}
+	if tried < 5 {
+		t.Fatalf("only %d positions with a move that falls short", tried)
 	}
 }
 

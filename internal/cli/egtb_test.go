@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,6 +169,44 @@ func TestSolve(t *testing.T) {
 	text, err := os.ReadFile(cert)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(cert + ".partial"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the unfinished certificate left beside the whole one: %v", err)
+	}
+	// Stopped after some claims held: the same command goes on from its
+	// unfinished certificate, to one that holds its claims and verifies.
+	lines := strings.SplitAfter(string(text), "\n")
+	firstClaim := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "claim ") })
+	if firstClaim < 0 || firstClaim+1 >= len(lines) {
+		t.Fatalf("a certificate of fewer than two claims:\n%s", text)
+	}
+	again := filepath.Join(t.TempDir(), "3x2.cert")
+	if err := os.WriteFile(again+".partial", []byte(strings.Join(lines[:firstClaim+1], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "", "solve", "--quiet", "--memory", "0.000001", "--egtb", dir, "--bounds-table", "8",
+		"--checkpoint", cp, "--engine=false", "--certificate", again, "3", "2")
+	if code != 0 || !strings.Contains(out, "going on from the unfinished certificate "+again+".partial") {
+		t.Fatalf("solve with an unfinished certificate: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if made, err := os.ReadFile(again); err != nil || !strings.Contains(string(made), lines[firstClaim]) {
+		t.Errorf("the certificate gone on from an unfinished one: %v\n%s\nwant %s in it", err, made, lines[firstClaim])
+	}
+	if code, out, errOut := run(t, "", "solve", "--egtb", dir, "--bounds-table", "8", "--verify", again); code != 0 || lastLine(out) != "verified -2" {
+		t.Errorf("verify of the certificate gone on from an unfinished one: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(again + ".partial"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the unfinished certificate left beside the whole one: %v", err)
+	}
+	// One of another value is refused.
+	other := strings.Replace(strings.Join(lines[:firstClaim+1], ""), "value -2", "value +2", 1)
+	if err := os.WriteFile(again+".partial", []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "", "solve", "--quiet", "--memory", "0.000001", "--egtb", dir, "--bounds-table", "8",
+		"--checkpoint", cp, "--engine=false", "--certificate", again, "3", "2")
+	if code != 1 || !strings.Contains(errOut, "delete it to start again") {
+		t.Errorf("solve with an unfinished certificate of another value: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if err := os.WriteFile(cert, []byte(strings.Replace(string(text), "value -2", "value +2", 1)), 0o644); err != nil {
 		t.Fatal(err)

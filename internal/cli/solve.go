@@ -50,7 +50,7 @@ var solveCommand = &command{
 		boundsMiB := fs.Int("bounds-table", egtb.DefaultBoundsMiB, fmt.Sprintf("MiB of the bounding search's table when searching (1 to %d), twice that while it tests the engine's value", maxBoundsMiB))
 		quiet := fs.Bool("quiet", false, "no progress bar")
 		checkpoint := fs.String("checkpoint", "", "when searching, a folder where the bounding search saves its progress (every minute and at the end) and from which a later run of the same position resumes")
-		certificate := fs.String("certificate", "", "once the value is proven, prove it again one move deeper and write the proof's certificate to this file, for --verify")
+		certificate := fs.String("certificate", "", "once the value is proven, prove it again one move deeper and write the proof's certificate to this file, for --verify; the claims that hold are kept in FILE.partial until it is whole, and the same command goes on from them")
 		withEngine := fs.Bool("engine", true, "when searching, run the engine's search beside the bounding search (a second proof when it proves the value); --engine=false gives both cores to the bounds, the lower and the upper side by side")
 		verify := fs.String("verify", "", "check the certificate in this file over the databases of --egtb (default egtb) instead of solving")
 		return func(ctx context.Context, env Env, args []string) error {
@@ -159,10 +159,22 @@ func certify(ctx context.Context, w io.Writer, path string, p rules.Position, so
 	if sol.Best != rules.NoMove {
 		copt.First = append(copt.First, sol.Best)
 	}
+	// The claims that held so far are kept beside it, so that a run
+	// stopped goes on from them.
+	partial := path + ".partial"
+	earlier, err := readUnfinishedCertificate(partial)
+	if err != nil {
+		return fmt.Errorf("the certificate: %w", err)
+	}
+	if earlier != nil {
+		fmt.Fprintf(w, "certificate: going on from the unfinished certificate %s\n", partial)
+	}
+	copt.Earlier = earlier
+	copt.Save = func(c *egtb.Certificate) error { return c.Save(partial) }
 	began := time.Now()
 	cert, err := egtb.Certify(ctx, tb, p, sol.Value, copt)
 	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted while making the certificate")
+		return fmt.Errorf("interrupted while making the certificate; the claims that held are in %s, and the same command goes on from them", partial)
 	}
 	if err != nil {
 		return fmt.Errorf("the certificate: %w", err)
@@ -170,9 +182,30 @@ func certify(ctx context.Context, w io.Writer, path string, p rules.Position, so
 	if err := cert.Save(path); err != nil {
 		return fmt.Errorf("the certificate: %w", err)
 	}
+	if err := os.Remove(partial); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the certificate: %w", err)
+	}
 	fmt.Fprintf(w, "certificate: %s, %d claims, made in %v; check it with: endodoi solve --egtb %s --verify %s\n",
 		path, len(cert.Claims), time.Since(began).Round(time.Millisecond), tb.Dir(), path)
 	return nil
+}
+
+// readUnfinishedCertificate reads the unfinished certificate an earlier
+// run saved at path, or returns nil if there is none.
+func readUnfinishedCertificate(path string) (*egtb.Certificate, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cert, err := egtb.ParseCertificate(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (delete it to start again)", path, err)
+	}
+	return cert, nil
 }
 
 // verifyCertificate checks the certificate in path over the databases in
