@@ -228,7 +228,16 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 	})
 	// The upper bound's claims, one a move, and the lower bound's search
 	// for a move that holds its claim, run as tasks on opt.Workers.
-	var mu sync.Mutex // over opt.Progress and opt.Save
+	var mu sync.Mutex // over opt.Progress, opt.Save and heldAt
+	// heldAt is the depth at which each move's at-least claim held. A move
+	// that falls short of the value holds it with room to spare, so
+	// sooner; the best move's is the exact value, so the deepest.
+	heldAt := map[rules.Move]int{}
+	for _, c := range earlier {
+		if !c.AtMost {
+			heldAt[c.Move] = c.Depth
+		}
+	}
 	type task struct {
 		run func(context.Context) ([]ClaimResult, error)
 	}
@@ -239,6 +248,11 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 				return []ClaimResult{r}, nil
 			}
 			r, _, err := deepen(ctx, tb, c.pos, Claim{Move: c.move, Value: c.gain - v, Depth: maxDepth}, opt.tableMiB())
+			if r.Held {
+				mu.Lock()
+				heldAt[c.move] = r.Claim.Depth
+				mu.Unlock()
+			}
 			if err == nil && !r.Held {
 				err = fmt.Errorf("after %s, no test to depth %d shows the value at least %s: %s may not be the value", c.move, maxDepth, Signed(c.gain-v), Signed(SouthValue(p, v)))
 			}
@@ -246,10 +260,11 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 		}})
 	}
 	// The lower bound's claim: the moves are deepened together, in stages
-	// of atMostStage more plies, each stage trying first the moves whose
-	// tests came nearest to holding in the last (then opt.First, then the
-	// largest captures), so that no move whose value falls short is
-	// searched to maxDepth before the one that holds.
+	// of atMostStage more plies, so that no move whose value falls short is
+	// searched to maxDepth before the one that holds. Each stage tries
+	// first the moves whose at-least claims held deepest, or not yet, then
+	// those whose tests came nearest to holding in the last stage (then
+	// opt.First, then the largest captures).
 	tasks = append(tasks, task{func(ctx context.Context) ([]ClaimResult, error) {
 		for _, c := range cs {
 			if r, ok := done(c.move, true, c.gain-v); ok {
@@ -266,7 +281,20 @@ func Certify(ctx context.Context, tb *Tablebase, p rules.Position, v int, opt Ce
 			cands[i].child = c
 		}
 		for limit := min(atMostStage, maxDepth); ; limit = min(limit+atMostStage, maxDepth) {
-			slices.SortStableFunc(cands, func(a, b candidate) int { return a.gap - b.gap })
+			mu.Lock()
+			held := func(m rules.Move) int {
+				if d, ok := heldAt[m]; ok {
+					return d
+				}
+				return maxDepth + 1
+			}
+			slices.SortStableFunc(cands, func(a, b candidate) int {
+				if da, db := held(a.move), held(b.move); da != db {
+					return db - da
+				}
+				return a.gap - b.gap
+			})
+			mu.Unlock()
 			for i := range cands {
 				c := &cands[i]
 				claim := Claim{Move: c.move, AtMost: true, Value: c.gain - v, Depth: limit}
