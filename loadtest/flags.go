@@ -33,7 +33,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	f.online = fs.Bool("online", false, "play online games: two clients a game, each with its own seat and WebSocket; measures a move's time to reach the opponent")
 	f.peer = fs.String("peer", "", "with --online, a second server sharing the first's database (endodoi serve --db): each game's second player plays through it")
 	f.ramp = fs.Duration("ramp", 0, "with --online, spread the games' setups over this time (less than --duration); 0: over the first move interval; with --lobby, the players' first joins")
-	f.expectRestart = fs.Bool("expect-restart", false, "with --online, the server will be restarted during the run: dropped connections are counted, and reconnected, but do not fail the run")
+	f.expectRestart = fs.Bool("expect-restart", false, "with --online, the server will be restarted during the run: dropped connections are counted, and reconnected, but do not fail the run; the moves in flight at the end are awaited 30s longer")
 	f.duration = fs.Duration("duration", 20*time.Second, "how long to send moves; with --lobby, how long the players join the pool and play, again after each game (the accounts are made before it starts), the games under way then played out")
 	f.playOut = fs.Duration("play-out", DefaultPlayOut, "with --lobby, how long the games under way when --duration ends may take to end; those still being played then are cut off and counted, not failed")
 	f.holes = fs.Int("holes", rules.DefaultHoles, "holes per row")

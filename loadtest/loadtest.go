@@ -82,11 +82,31 @@ type Config struct {
 	// run: dropped and refused connections are counted, and the clients
 	// reconnect, but they do not make the run fail.
 	ExpectRestart bool
+	// Stop, if not nil, ends the load phase when it is closed, if that
+	// comes before Duration; the moves in flight are still awaited and
+	// the games checked, as at the end of Duration.
+	Stop <-chan struct{}
 
 	// Progress, if not nil, gets a line of figures every ProgressInterval
 	// (DefaultProgressInterval if 0) during the load phase.
 	Progress         io.Writer
 	ProgressInterval time.Duration
+}
+
+// loadPhase is a context that ends with the load phase: after Duration,
+// when Stop is closed, or with ctx.
+func (cfg Config) loadPhase(ctx context.Context) (context.Context, context.CancelFunc) {
+	stopCtx, stop := context.WithTimeout(ctx, cfg.Duration)
+	if cfg.Stop != nil {
+		go func() {
+			select {
+			case <-cfg.Stop:
+				stop()
+			case <-stopCtx.Done():
+			}
+		}()
+	}
+	return stopCtx, stop
 }
 
 // withDefaults fills in the zero fields and checks the bounds (Validate).
@@ -180,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	c := newClient(base, cfg.Games+checkWorkers, cfg.Timeout)
 	defer c.close()
 
-	stopCtx, stop := context.WithTimeout(ctx, cfg.Duration)
+	stopCtx, stop := cfg.loadPhase(ctx)
 	defer stop()
 	r := &runner{cfg: cfg, c: c, ctx: ctx, stop: stopCtx.Done()}
 	r.st.init()

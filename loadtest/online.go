@@ -38,6 +38,12 @@ const (
 	reconnectMax = 2 * time.Second
 )
 
+// restartWait is how much longer the moves in flight at the end of a run
+// that expects a restart are awaited: the time for a server to come back
+// on a busy machine and for its clients to reconnect. A run whose moves
+// have all arrived does not wait.
+const restartWait = 30 * time.Second
+
 // checkPeriod is how often a table waiting for something looks for
 // moves that go unanswered or undelivered.
 const checkPeriod = 250 * time.Millisecond
@@ -221,7 +227,7 @@ func runOnline(ctx context.Context, cfg Config, base, peer string) (*Report, err
 		pc = newClient(peer, cfg.Games, cfg.Timeout)
 		defer pc.close()
 	}
-	stopCtx, stop := context.WithTimeout(ctx, cfg.Duration)
+	stopCtx, stop := cfg.loadPhase(ctx)
 	defer stop()
 	r := &onlineRunner{cfg: cfg, c: c, base: base, pc: pc, peer: peer, ctx: ctx, stop: stopCtx.Done(), start: time.Now()}
 	r.st.errors, r.st.disconnects = map[string]int{}, map[string]int{}
@@ -257,9 +263,16 @@ func runOnline(ctx context.Context, cfg Config, base, peer string) (*Report, err
 	close(done)
 	pwg.Wait()
 
-	// The moves in flight are given the time of a request to arrive.
+	// The moves in flight are given the time of a request to arrive, or,
+	// when the server is restarted, that of a restart too: a client cut
+	// off at the end of the load phase reconnects, as a page does, and
+	// catches up before its opponent's moves are counted lost.
 	if ctx.Err() == nil {
-		drain(ctx, tables, cfg.Timeout)
+		wait := cfg.Timeout
+		if cfg.ExpectRestart {
+			wait += restartWait
+		}
+		drain(ctx, tables, wait)
 	}
 	for _, t := range tables {
 		wg.Go(t.finish)

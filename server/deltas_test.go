@@ -32,10 +32,7 @@ func TestLiveMovesAsDeltas(t *testing.T) {
 		}
 		if ply == 20 {
 			// A move missed: the client's game is one behind the next move.
-			last := deltas.copyLast()
-			last.Moves, last.Positions = last.Moves[:len(last.Moves)-1], last.Positions[:len(last.Positions)-1]
-			last.Online.Rev--
-			deltas.last = last
+			deltas.forgetLastMove()
 		}
 		ts.seat("POST", "/api/games/"+g.ID+"/moves", tokenOf(cur, tokens), fmt.Sprintf(`{"move": %q, "ply": %d}`, cur.LegalMoves[len(cur.LegalMoves)/2], ply), nil)
 		want := ts.get(g.ID)

@@ -408,6 +408,9 @@ type liveClient struct {
 	// msgs: a test waiting on another connection watches it for its
 	// requests refused without taking what it reads from msgs.
 	errs chan liveMessage
+	// mu guards last, which the reading goroutine changes and a test may
+	// change too (forgetLastMove).
+	mu sync.Mutex
 	// last is the game as last told, to which the moves and who is
 	// connected, told alone, are applied (take).
 	last *gameView
@@ -464,6 +467,8 @@ func (c *liveClient) read() {
 // does not follow it asks for the game again (a sync), as the page does,
 // and is not read.
 func (c *liveClient) take(data []byte) (liveMessage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -515,7 +520,19 @@ func (c *liveClient) take(data []byte) (liveMessage, bool) {
 	return m, true
 }
 
-// copyLast is the game as last told, sharing nothing that a move changes.
+// forgetLastMove makes the client's game one move behind the game last
+// told, as if it had missed that move.
+func (c *liveClient) forgetLastMove() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := c.copyLast()
+	last.Moves, last.Positions = last.Moves[:len(last.Moves)-1], last.Positions[:len(last.Positions)-1]
+	last.Online.Rev--
+	c.last = last
+}
+
+// copyLast is the game as last told, sharing nothing that a move changes;
+// c.mu is held.
 func (c *liveClient) copyLast() *gameView {
 	g := *c.last
 	g.Moves, g.Positions, g.Sowings = slices.Clone(g.Moves), slices.Clone(g.Positions), slices.Clone(g.Sowings)

@@ -178,6 +178,33 @@ func TestLoadtestKill9(t *testing.T) {
 	second.kill(t)
 }
 
+// A load test with a restart plays on for afterRestart once the server is
+// back, however long the restart took on a busy machine, and ends then;
+// restartRunLimit only bounds a run whose restart failed.
+const (
+	afterRestart    = 5 * time.Second
+	restartRunLimit = 2 * time.Minute
+)
+
+// loadStop ends a load test's load phase (loadtest.Config.Stop) once.
+type loadStop struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+// newLoadStop is a loadStop that ends the load phase when t ends, at the
+// latest.
+func newLoadStop(t *testing.T) *loadStop {
+	s := &loadStop{ch: make(chan struct{})}
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *loadStop) close() { s.once.Do(func() { close(s.ch) }) }
+
+// after ends the load phase d from now.
+func (s *loadStop) after(d time.Duration) { time.AfterFunc(d, s.close) }
+
 // TestLoadtestKill9Online kills the server with SIGKILL in the middle of
 // an online load and restarts it at once on the same data folder and port:
 // the clients reconnect by themselves, resync, resend the moves the server
@@ -196,10 +223,11 @@ func TestLoadtestKill9Online(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	count := newMoveCounter()
+	stop := newLoadStop(t)
 	go func() {
 		rep, err := loadtest.Run(context.Background(), loadtest.Config{
-			BaseURL: first.url, Online: true, Games: 30, Rate: 10, Duration: 20 * time.Second, Ramp: 300 * time.Millisecond,
-			Timeout: 3 * time.Second, Seed: 11, Check: true, ExpectRestart: true,
+			BaseURL: first.url, Online: true, Games: 30, Rate: 10, Duration: restartRunLimit, Ramp: 300 * time.Millisecond,
+			Timeout: 3 * time.Second, Seed: 11, Check: true, ExpectRestart: true, Stop: stop.ch,
 			Progress: count.writer(), ProgressInterval: 100 * time.Millisecond,
 		})
 		done <- result{rep, err}
@@ -218,6 +246,7 @@ func TestLoadtestKill9Online(t *testing.T) {
 	time.Sleep(150 * time.Millisecond)
 	before := count.Load()
 	second := startServerAt(t, data, u.Host)
+	stop.after(afterRestart)
 	res := <-done
 	if res.err != nil {
 		t.Fatal(res.err)
@@ -265,10 +294,11 @@ func testLoadtestKill9OneOfTwoInstances(t *testing.T, kind string) {
 	}
 	done := make(chan *loadtest.Report, 1)
 	count := newMoveCounter()
+	stop := newLoadStop(t)
 	go func() {
 		rep, err := loadtest.Run(context.Background(), loadtest.Config{
-			BaseURL: a.url, PeerURL: b.url, Online: true, Games: 20, Rate: 5, Duration: 10 * time.Second,
-			Ramp: 300 * time.Millisecond, Timeout: 3 * time.Second, Seed: 5, Check: true, ExpectRestart: true,
+			BaseURL: a.url, PeerURL: b.url, Online: true, Games: 20, Rate: 5, Duration: restartRunLimit,
+			Ramp: 300 * time.Millisecond, Timeout: 3 * time.Second, Seed: 5, Check: true, ExpectRestart: true, Stop: stop.ch,
 			Progress: count.writer(), ProgressInterval: 100 * time.Millisecond,
 		})
 		if err != nil {
@@ -286,6 +316,7 @@ func testLoadtestKill9OneOfTwoInstances(t *testing.T, kind string) {
 	time.Sleep(150 * time.Millisecond)
 	before := count.Load()
 	again := startServerAt(t, filepath.Join(dir, "b"), ub.Host, args...)
+	stop.after(afterRestart)
 	rep := <-done
 	if rep == nil {
 		t.FailNow()
