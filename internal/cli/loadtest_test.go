@@ -190,6 +190,7 @@ const (
 type loadStop struct {
 	ch   chan struct{}
 	once sync.Once
+	at   time.Time // when after was called
 }
 
 // newLoadStop is a loadStop that ends the load phase when t ends, at the
@@ -203,7 +204,18 @@ func newLoadStop(t *testing.T) *loadStop {
 func (s *loadStop) close() { s.once.Do(func() { close(s.ch) }) }
 
 // after ends the load phase d from now.
-func (s *loadStop) after(d time.Duration) { time.AfterFunc(d, s.close) }
+func (s *loadStop) after(d time.Duration) {
+	s.at = time.Now()
+	time.AfterFunc(d, s.close)
+}
+
+// check fails t if rep's load phase did not end about when s ended it.
+func (s *loadStop) check(t *testing.T, rep *loadtest.Report) {
+	t.Helper()
+	if late := time.Since(s.at); late > restartRunLimit/2 {
+		t.Errorf("the run ended %v after the restart, its load phase of %v: Stop did not end it", late, rep.Elapsed)
+	}
+}
 
 // TestLoadtestKill9Online kills the server with SIGKILL in the middle of
 // an online load and restarts it at once on the same data folder and port:
@@ -253,6 +265,7 @@ func TestLoadtestKill9Online(t *testing.T) {
 	}
 	rep := res.rep
 	t.Logf("\n%v", rep)
+	stop.check(t, rep)
 	if rep.Reconnects == 0 || rep.Resyncs == 0 || rep.DisconnectCount() == 0 {
 		t.Errorf("%d reconnects, %d resyncs, %d disconnects: the kill was not mid-load", rep.Reconnects, rep.Resyncs, rep.DisconnectCount())
 	}
@@ -322,6 +335,7 @@ func testLoadtestKill9OneOfTwoInstances(t *testing.T, kind string) {
 		t.FailNow()
 	}
 	t.Logf("\n%v", rep)
+	stop.check(t, rep)
 	if rep.Reconnects == 0 {
 		t.Errorf("no client reconnected: the kill was not mid-load")
 	}
