@@ -150,9 +150,10 @@ func benchmarkNotices(b *testing.B, kind string) {
 }
 
 // BenchmarkMoveWrites measures what the notices cost the writes: moves of
-// many online games at once (-cpu × 64 goroutines, a game each), each a
-// transaction on PostgreSQL as the server makes it (the moves, the
-// guarded online row, its revision), with no notice, with its notice
+// many online games at once (-cpu × 64 goroutines, a game each), each
+// stored as the server stores it (the moves, the guarded online row, its
+// revision; the store gathers the changes made at the same moment into
+// one transaction), with no notice, with its notice
 // sent by pg_notify in the transaction (all such commits take one lock),
 // or handed to NATS or Redis after the commit.
 func BenchmarkMoveWrites(b *testing.B) {
@@ -192,7 +193,7 @@ func benchmarkMoveWrites(b *testing.B, mode string) {
 		}
 		o = *g.Online
 		for ply := 0; pb.Next(); ply++ {
-			c := game.Change{Ply: ply, From: ply, Rev: o.Rev, Moves: []rules.Move{m}, Result: "*", Online: &o}
+			c := game.Change{Ply: ply, From: ply, Rev: o.Rev, Moves: []rules.Move{m}, Result: "*", Online: &o, ClocksOnly: true}
 			if mode != "none" {
 				c.Notice = g.ID + " " + strconv.Itoa(ply) + noticePad
 			}

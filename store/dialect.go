@@ -348,6 +348,7 @@ type pgExec interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // pgRunner runs statements on PostgreSQL. With a limit (the pool's
@@ -356,6 +357,55 @@ type pgExec interface {
 type pgRunner struct {
 	q     pgExec
 	limit *pgLimit
+	sp    *pgSavepoint // a gathered change's savepoint (pggather.go)
+}
+
+// pgSavepoint is the savepoint a gathered change begins with. It is owed
+// until sent: with the change's first statement, in the same round trip,
+// when that is an exec (a change begins with its guarded UPDATE).
+type pgSavepoint struct {
+	owed bool // not sent yet
+	made bool // the savepoint is in the transaction
+}
+
+// savepointSQL is a gathered change's savepoint. Each change makes one of
+// the same name, which rolling back to undoes the latest.
+const savepointSQL = `SAVEPOINT gathered`
+
+// make sends the savepoint, if still owed, in a round trip of its own.
+func (sp *pgSavepoint) make(ctx context.Context, q pgExec) error {
+	if sp == nil || !sp.owed {
+		return nil
+	}
+	sp.owed = false
+	if _, err := q.Exec(ctx, savepointSQL); err != nil {
+		return err
+	}
+	sp.made = true
+	return nil
+}
+
+// exec sends the savepoint owed and the statement query together.
+func (sp *pgSavepoint) exec(ctx context.Context, q pgExec, query string, args []any) (int64, error) {
+	sp.owed = false
+	var b pgx.Batch
+	b.Queue(savepointSQL)
+	b.Queue(query, args...)
+	br := q.SendBatch(ctx, &b)
+	_, err := br.Exec()
+	if err != nil {
+		// Neither ran (a statement that cannot be prepared, a connection
+		// lost): nothing to undo; a transaction that failed with them
+		// fails its commit.
+		br.Close()
+		return 0, err
+	}
+	sp.made = true
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag.RowsAffected(), err
 }
 
 // pgLimit is how long a call to the database may take; 0 for no limit.
@@ -381,17 +431,27 @@ func (r pgRunner) bound(ctx context.Context) (context.Context, context.CancelFun
 func (r pgRunner) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	ctx, cancel := r.bound(ctx)
 	defer cancel()
+	if r.sp != nil && r.sp.owed {
+		return r.sp.exec(ctx, r.q, postgresDialect.sql(query), pgArgs(args))
+	}
 	tag, err := r.q.Exec(ctx, postgresDialect.sql(query), pgArgs(args)...)
 	return tag.RowsAffected(), err
 }
 
 func (r pgRunner) queryRow(ctx context.Context, query string, args ...any) row {
 	ctx, cancel := r.bound(ctx)
+	if err := r.sp.make(ctx, r.q); err != nil {
+		return pgRow{errRow{err}, cancel}
+	}
 	return pgRow{r.q.QueryRow(ctx, postgresDialect.sql(query), pgArgs(args)...), cancel}
 }
 
 func (r pgRunner) query(ctx context.Context, query string, args ...any) (rows, error) {
 	ctx, cancel := r.bound(ctx)
+	if err := r.sp.make(ctx, r.q); err != nil {
+		cancel()
+		return nil, err
+	}
 	rs, err := r.q.Query(ctx, postgresDialect.sql(query), pgArgs(args)...)
 	if err != nil {
 		cancel()

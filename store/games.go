@@ -24,6 +24,10 @@ type engine interface {
 	// change is not made; once begun, it is seen through. With single,
 	// do runs one statement, which needs no transaction around it.
 	write(ctx context.Context, what string, single bool, do func(*tx) error) error
+	// writeGame is write for a change of game id alone (its rows, and what
+	// its end changes), which the engine may commit together with other
+	// games' changes.
+	writeGame(ctx context.Context, what, id string, single bool, do func(*tx) error) error
 	// read runs do on one snapshot of the database.
 	read(ctx context.Context, do func(runner) error) error
 	// name names the database in messages (no password).
@@ -97,7 +101,7 @@ func (c *core) CreateSeriesGame(ctx context.Context, target int, g *game.Game) e
 // to that game's ID and returns an error wrapping ErrExists.
 func (c *core) CreateGame(ctx context.Context, g *game.Game) error {
 	prepareGame(g)
-	return c.eng.write(ctx, "creating a game", false, func(t *tx) error { return t.insertGame(g, t.touch(), 1) })
+	return c.eng.writeGame(ctx, "creating a game", g.ID, false, func(t *tx) error { return t.insertGame(g, t.touch(), 1) })
 }
 
 // prepareGame gives g an ID, and its times unless it has them: now, or

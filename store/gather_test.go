@@ -115,7 +115,7 @@ func TestGatherOnlyAfterCompany(t *testing.T) {
 			create()
 		}()
 	}
-	waitQueued(t, s, 3)
+	waitQueued(t, s.queue, 3)
 	release()
 	for range 3 {
 		<-done

@@ -15,7 +15,8 @@ import (
 type Observer interface {
 	// Committed says that a transaction carrying writes changes was
 	// committed, took after its start: on SQLite the writer's batch (see
-	// writer.go), on PostgreSQL one change.
+	// writer.go), on PostgreSQL the games' changes gathered (pggather.go)
+	// or one other change.
 	Committed(writes int, took time.Duration)
 }
 

@@ -99,7 +99,7 @@ func TestObserverSeesBatch(t *testing.T) {
 			}
 		}()
 	}
-	waitQueued(t, s, n)
+	waitQueued(t, s.queue, n)
 	release()
 	wg.Wait()
 	if writes, _ := obs.seen(); !slices.Equal(writes, []int{1, n}) {

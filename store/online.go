@@ -29,7 +29,7 @@ func (co *core) Update(ctx context.Context, id string, c game.Change) error {
 	if isMove(&c) && co.d.oneStatementMove {
 		what, single = "storing a move", true
 	}
-	return co.eng.write(ctx, what, single, func(t *tx) error { return t.change(id, &c, updated) })
+	return co.eng.writeGame(ctx, what, id, single, func(t *tx) error { return t.change(id, &c, updated) })
 }
 
 // isMove reports whether c appends one move and changes nothing else.

@@ -3,9 +3,9 @@ package store
 // The PostgreSQL engine, for many server instances on one database.
 //
 // Each write is one transaction (or one statement) on a pooled
-// connection, committed before the call returns; the database server
-// gathers the commits that arrive together into one flush of its log, as
-// SQLite's writer does by hand. Transactions run at READ COMMITTED and
+// connection, committed before the call returns; the games' changes, the
+// most frequent writes, are gathered into transactions of several
+// (pggather.go), as SQLite's writer gathers every write. Transactions run at READ COMMITTED and
 // rest on row locks: a change of a game begins with the guarded UPDATE of
 // its games row (WHERE moves = the count the caller saw), which takes the
 // row's lock and, when another transaction changed the row meanwhile,
@@ -53,6 +53,8 @@ type Postgres struct {
 
 	// limit bounds every call to the database (SetTimeout).
 	limit pgLimit
+
+	g pgGather // the games' changes committed together (pggather.go)
 }
 
 // PostgresTimeout is how long a read, or a write's wait for a connection,
@@ -125,11 +127,12 @@ func OpenPostgres(ctx context.Context, url string) (*Postgres, error) {
 		var version int
 		version, err = pgMigrate(ctx, conn.Conn(), where, latestVersion)
 		conn.Release()
-		p.core = newCore(p, postgresDialect, pgRunner{pool, &p.limit}, version)
+		p.core = newCore(p, postgresDialect, pgRunner{q: pool, limit: &p.limit}, version)
 		if err != nil {
 			pool.Close()
 			return nil, err
 		}
+		p.startGather()
 		return p, nil
 	}
 	pool.Close()
@@ -178,6 +181,8 @@ func (p *Postgres) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.writes.Wait()
+	close(p.g.queue)
+	p.g.stopped.Wait()
 	p.pool.Close()
 	return nil
 }
@@ -195,13 +200,9 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	p.mu.RLock()
-	if p.closed {
-		p.mu.RUnlock()
-		return fmt.Errorf("%s: %w", what, errClosed)
+	if err := p.begin(what); err != nil {
+		return err
 	}
-	p.writes.Add(1)
-	p.mu.RUnlock()
 	defer p.writes.Done()
 	actx, cancel := p.bounded(ctx)
 	conn, err := p.pool.Acquire(actx)
@@ -252,6 +253,18 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 		err = fmt.Errorf("%w (%w)", ErrBusy, err)
 	}
 	return p.failed(what, err)
+}
+
+// begin counts a write under way, which Close waits for, unless the store
+// is closed; the caller calls p.writes.Done when it has its answer.
+func (p *Postgres) begin(what string) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.closed {
+		return fmt.Errorf("%s: %w", what, errClosed)
+	}
+	p.writes.Add(1)
+	return nil
 }
 
 // failed counts a write that failed for a reason of the storage.

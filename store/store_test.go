@@ -348,13 +348,13 @@ func hold(t *testing.T, s *SQLite) (release func()) {
 	return func() { close(out) }
 }
 
-// waitQueued waits until n writes are queued.
-func waitQueued(t *testing.T, s *SQLite, n int) {
+// waitQueued waits until n writes are in queue.
+func waitQueued(t *testing.T, queue chan *write, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(s.queue) < n {
+	for len(queue) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued, want %d", len(s.queue), n)
+			t.Fatalf("%d writes queued, want %d", len(queue), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -380,7 +380,7 @@ func TestSavepointIsolation(t *testing.T) {
 		func() error { return s.Truncate(ctx, "nosuchgame", 1, 0, "*") }, // not found
 	} {
 		wg.Go(func() { errs[i] = f() })
-		waitQueued(t, s, i+1) // in this order
+		waitQueued(t, s.queue, i+1) // in this order
 	}
 	release()
 	wg.Wait()
@@ -428,7 +428,7 @@ func TestCancelAndClose(t *testing.T) {
 	short, cancel := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() { done <- s.AppendMove(short, g.ID, 0, a, "*") }()
-	waitQueued(t, s, 1)
+	waitQueued(t, s.queue, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("move given up while queued: %v", err)
@@ -440,7 +440,7 @@ func TestCancelAndClose(t *testing.T) {
 				t.Error(err)
 			}
 		})
-		waitQueued(t, s, ply+2) // after the one given up, in order
+		waitQueued(t, s.queue, ply+2) // after the one given up, in order
 	}
 	closed := make(chan error)
 	go func() { closed <- s.Close() }()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/endodoi/endodoi/internal/pgtest"
+	"github.com/endodoi/endodoi/play/game"
+	"github.com/endodoi/endodoi/rules"
 )
 
 // callWait bounds how long the test waits for a call that should have
@@ -17,7 +19,7 @@ const callWait = 20 * time.Second
 // With the link to the database gone silent (a blackhole: no answer, no
 // refusal), every kind of call fails within its limit rather than waiting
 // for an answer that never comes: a read, a read on one snapshot, a
-// write, a notice, the revisions, a ping. Once the link is back, calls
+// write, a game's change, a notice, the revisions, a ping. Once the link is back, calls
 // succeed again.
 func TestPostgresCallsAreBounded(t *testing.T) {
 	u, err := url.Parse(newPostgresDB(t))
@@ -32,6 +34,7 @@ func TestPostgresCallsAreBounded(t *testing.T) {
 	if err := p.SetAlive(ctx, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	start, _ := rules.NewPosition(6, 4)
 	calls := []struct {
 		what string
 		call func(context.Context) error
@@ -39,6 +42,9 @@ func TestPostgresCallsAreBounded(t *testing.T) {
 		{"a read", func(ctx context.Context) error { _, err := p.GameIDs(ctx); return err }},
 		{"a read on one snapshot", func(ctx context.Context) error { _, err := p.Series(ctx, "0123456789abcdef"); return err }},
 		{"a write", func(ctx context.Context) error { return p.SetAlive(ctx, time.Now()) }},
+		{"a game's change (gathered)", func(ctx context.Context) error {
+			return p.CreateGame(ctx, &game.Game{Start: start})
+		}},
 		{"a notice", func(ctx context.Context) error { return p.Notify(ctx, "hello") }},
 		{"the revisions", func(ctx context.Context) error { _, err := p.Revisions(ctx, []string{"0123456789abcdef"}); return err }},
 		{"a ping", func(ctx context.Context) error { return p.Ping(ctx) }},

@@ -223,6 +223,9 @@ func (t *tx) change(id string, c *game.Change, updated time.Time) error {
 	if isMove(c) {
 		return t.appendMove(id, c.Ply, c.Moves[0], c.Result, updated, c.Notice)
 	}
+	if t.d.oneStatementMove && isOnlineMove(c) {
+		return t.appendOnlineMove(id, c, updated)
+	}
 	if err := t.setMoves(id, c.Ply, c.From+len(c.Moves), c.Result, updated); err != nil {
 		return err
 	}
@@ -257,6 +260,56 @@ func (t *tx) change(id string, c *game.Change, updated time.Time) error {
 		return nil
 	}
 	return t.insertGame(c.Next, t.touch(), 1)
+}
+
+// isOnlineMove reports whether c appends one move to an online game and
+// changes its clocks and offers alone.
+func isOnlineMove(c *game.Change) bool {
+	return c.Online != nil && c.ClocksOnly && c.South == nil && c.North == nil && c.From == c.Ply &&
+		len(c.Moves) == 1 && c.Rate == nil && c.Next == nil
+}
+
+// appendOnlineMove makes c, a move of online game id (isOnlineMove), in
+// one statement, which must run in a transaction. The guarded UPDATE of
+// games comes first, taking the game's lock as every change does, then
+// the guarded UPDATE of online (its revision), then the move is added
+// and the notice sent. When the revision has moved on but not the moves
+// (an offer made meanwhile), the statement changes the games row alone
+// and answers no row: ErrConflict, and the transaction is rolled back.
+func (t *tx) appendOnlineMove(id string, c *game.Change, updated time.Time) error {
+	o := c.Online
+	query := `WITH moved AS (
+			UPDATE games SET moves = ?, result = ?, updated = ?, touched = {touched}
+			WHERE id = ? AND moves = ? RETURNING id),
+		clocked AS (
+			UPDATE online SET south_ms = ?, north_ms = ?, turn_start = ?, draw_offer = ?, takeback_offer = ?, rev = ?
+			WHERE game_id = (SELECT id FROM moved) AND rev = ? RETURNING game_id),
+		added AS (
+			INSERT INTO moves (game_id, ply, move) SELECT game_id, ?, ? FROM clocked RETURNING game_id)
+		SELECT `
+	args := []any{c.Ply + 1, c.Result, updated, t.touch(), id, c.Ply,
+		o.Left[rules.South].Milliseconds(), o.Left[rules.North].Milliseconds(), o.TurnStart, o.DrawOffer,
+		o.TakebackOffer, c.Rev + 1, c.Rev, c.Ply, c.Moves[0].String()}
+	if c.Notice != "" && t.d.notify != "" && t.later == nil {
+		query, args = query+`{notify} FROM added`, append(args, c.Notice)
+	} else {
+		query += `1 FROM added`
+	}
+	n, err := t.exec(query, args...)
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		if err := t.missed(id, c.Ply); !errors.Is(err, ErrConflict) {
+			return err
+		}
+		return fmt.Errorf("game %s has changed since revision %d: %w", id, c.Rev, ErrConflict)
+	}
+	o.Rev = c.Rev + 1
+	if t.later != nil {
+		return t.notify(c.Notice)
+	}
+	return nil
 }
 
 // updateOnline sets the online state of game id, which must be at

@@ -23,6 +23,7 @@ const (
 // write is a change a caller asked for.
 type write struct {
 	what  string
+	key   string // on PostgreSQL, the game it changes (see gatherPostgres)
 	do    func(*tx) error
 	state atomic.Int32
 	done  chan error // the answer; buffered, so the writer never waits
@@ -97,15 +98,38 @@ func (s *SQLite) write(ctx context.Context, what string, single bool, do func(*t
 		s.sending.Done()
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
+	return w.await(ctx)
+}
+
+// await waits for w's answer, once queued. A caller whose ctx ends before
+// w is taken into a transaction gets ctx's error, and w is not made.
+func (w *write) await(ctx context.Context) error {
 	select {
 	case err := <-w.done:
 		return err
 	case <-ctx.Done():
 		if w.state.CompareAndSwap(queued, abandoned) {
-			return fmt.Errorf("%s: %w", what, ctx.Err())
+			return fmt.Errorf("%s: %w", w.what, ctx.Err())
 		}
 		return <-w.done
 	}
+}
+
+// takeLive keeps the writes of batch that their callers still wait for,
+// marking them taken: from now on they are seen through.
+func takeLive(batch []*write) []*write {
+	live := batch[:0]
+	for _, w := range batch {
+		if w.state.CompareAndSwap(queued, taken) {
+			live = append(live, w)
+		}
+	}
+	return live
+}
+
+// writeGame implements engine: the writer gathers every change alike.
+func (s *SQLite) writeGame(ctx context.Context, what, _ string, single bool, do func(*tx) error) error {
+	return s.write(ctx, what, single, do)
 }
 
 // gatherMost is the longest the writer waits for more writes to join a
@@ -138,22 +162,22 @@ func (s *SQLite) run() {
 	defer close(s.stopped)
 	batch := make([]*write, 0, maxBatch)
 	for w := range s.queue {
-		batch = s.take(append(batch[:0], w), nil)
+		batch = take(s.queue, append(batch[:0], w), nil, maxBatch)
 		if len(batch) < maxBatch && s.gather.waits() {
-			batch = s.take(batch, s.gather.after(s.gather.most))
+			batch = take(s.queue, batch, s.gather.after(s.gather.most), maxBatch)
 		}
 		s.gather.last = len(batch)
 		s.commit(batch)
 	}
 }
 
-// take adds the writes queued to batch, up to maxBatch: those queued now
-// if until is nil, else those queued until it fires, and then those
-// queued by then. A closed queue (Close) ends the wait.
-func (s *SQLite) take(batch []*write, until <-chan time.Time) []*write {
-	for len(batch) < maxBatch {
+// take adds the writes of queue to batch, up to most: those queued now if
+// until is nil, else those queued until it fires, and then those queued
+// by then. A closed queue (Close) ends the wait.
+func take(queue <-chan *write, batch []*write, until <-chan time.Time, most int) []*write {
+	for len(batch) < most {
 		select {
-		case w, ok := <-s.queue:
+		case w, ok := <-queue:
 			if !ok {
 				return batch
 			}
@@ -165,7 +189,7 @@ func (s *SQLite) take(batch []*write, until <-chan time.Time) []*write {
 			return batch
 		}
 		select {
-		case w, ok := <-s.queue:
+		case w, ok := <-queue:
 			if !ok {
 				return batch
 			}
@@ -179,12 +203,7 @@ func (s *SQLite) take(batch []*write, until <-chan time.Time) []*write {
 
 // commit makes the writes of batch in one transaction and answers them.
 func (s *SQLite) commit(batch []*write) {
-	live := batch[:0]
-	for _, w := range batch {
-		if w.state.CompareAndSwap(queued, taken) {
-			live = append(live, w)
-		}
-	}
+	live := takeLive(batch)
 	if len(live) == 0 {
 		return
 	}
