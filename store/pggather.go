@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // pgMaxBatch bounds the changes of one gathered transaction. Each runs in
@@ -181,6 +183,11 @@ func (p *Postgres) commitGathered(batch []*write) {
 		}
 	}
 	if err := ptx.Commit(ctx); err != nil {
+		if errors.Is(err, pgx.ErrTxCommitRollback) {
+			// The database rolled the transaction back: nothing was made.
+			tryAlone()
+			return
+		}
 		// A connection lost while committing leaves the outcome unknown:
 		// the callers' next guarded changes find out (see write).
 		p.answerGathered(live, errs, fmt.Errorf("committing: %w", err))
