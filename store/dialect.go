@@ -372,8 +372,8 @@ type pgSavepoint struct {
 // the same name, which rolling back to undoes the latest.
 const savepointSQL = `SAVEPOINT gathered`
 
-// make sends the savepoint, if still owed, in a round trip of its own.
-func (sp *pgSavepoint) make(ctx context.Context, q pgExec) error {
+// send sends the savepoint, if still owed, in a round trip of its own.
+func (sp *pgSavepoint) send(ctx context.Context, q pgExec) error {
 	if sp == nil || !sp.owed {
 		return nil
 	}
@@ -440,7 +440,7 @@ func (r pgRunner) exec(ctx context.Context, query string, args ...any) (int64, e
 
 func (r pgRunner) queryRow(ctx context.Context, query string, args ...any) row {
 	ctx, cancel := r.bound(ctx)
-	if err := r.sp.make(ctx, r.q); err != nil {
+	if err := r.sp.send(ctx, r.q); err != nil {
 		return pgRow{errRow{err}, cancel}
 	}
 	return pgRow{r.q.QueryRow(ctx, postgresDialect.sql(query), pgArgs(args)...), cancel}
@@ -448,7 +448,7 @@ func (r pgRunner) queryRow(ctx context.Context, query string, args ...any) row {
 
 func (r pgRunner) query(ctx context.Context, query string, args ...any) (rows, error) {
 	ctx, cancel := r.bound(ctx)
-	if err := r.sp.make(ctx, r.q); err != nil {
+	if err := r.sp.send(ctx, r.q); err != nil {
 		cancel()
 		return nil, err
 	}

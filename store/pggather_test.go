@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -83,6 +84,17 @@ func TestPostgresGathersChanges(t *testing.T) {
 		{ids[2], move(ids[2], 0), nil},
 		{ids[0], move(ids[0], 0), nil},
 		{ids[1], move(ids[1], 5), ErrConflict},
+		{ids[1], func(t *tx) error { // a read first: its savepoint goes alone
+			ran = append(ran, ids[1])
+			var n int
+			if err := t.q.queryRow(t.ctx, `SELECT moves FROM games WHERE id = ?`, ids[1]).Scan(&n); err != nil {
+				return err
+			}
+			if _, err := t.exec(`UPDATE games SET moves = 7 WHERE id = ?`, ids[1]); err != nil {
+				return err
+			}
+			return fmt.Errorf("game %s refused after all: %w", ids[1], ErrConflict)
+		}, ErrConflict},
 		{"nosuchgame", move("nosuchgame", 0), ErrNotFound},
 		{ids[3], func(t *tx) error {
 			ran = append(ran, ids[3])
@@ -131,9 +143,9 @@ func TestPostgresGathersChanges(t *testing.T) {
 		t.Errorf("the changes ran for the games %q, want each once in the order of the games", ran)
 	}
 	writes, _ := obs.seen()
-	// A holding change, the six together, the one tried again alone.
-	if !slices.Equal(writes, []int{1, 6, 1}) {
-		t.Errorf("commits of %v changes, want 1, 6 and 1", writes)
+	// A holding change, the seven together, the one tried again alone.
+	if !slices.Equal(writes, []int{1, 7, 1}) {
+		t.Errorf("commits of %v changes, want 1, 7 and 1", writes)
 	}
 	for i, want := range []int{1, 0, 1, 1} {
 		g, err := p.Game(ctx, ids[i])
@@ -143,6 +155,10 @@ func TestPostgresGathersChanges(t *testing.T) {
 		if len(g.Moves) != want {
 			t.Errorf("game %d has %d moves, want %d", i, len(g.Moves), want)
 		}
+	}
+	var count int
+	if err := p.pool.QueryRow(ctx, `SELECT moves FROM games WHERE id = $1`, ids[1]).Scan(&count); err != nil || count != 0 {
+		t.Errorf("game 1's count of moves: %d (%v), want 0: the changes refused not undone", count, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
