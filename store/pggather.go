@@ -212,10 +212,6 @@ func (p *Postgres) answerGathered(live []*write, errs []error, err error) {
 		switch {
 		case e == nil, expected(e), errors.Is(e, errAlone):
 		default:
-			switch pgCode(e) {
-			case pgSerialization, pgDeadlock, pgLockNotAvailable:
-				e = fmt.Errorf("%w (%w)", ErrBusy, e)
-			}
 			e = p.failed(w.what, e)
 		}
 		w.done <- e

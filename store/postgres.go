@@ -5,9 +5,9 @@ package store
 // Each write is one transaction (or one statement) on a pooled
 // connection, committed before the call returns; the games' changes, the
 // most frequent writes, are gathered into transactions of several
-// (pggather.go), as SQLite's writer gathers every write. Transactions run at READ COMMITTED and
-// rest on row locks: a change of a game begins with the guarded UPDATE of
-// its games row (WHERE moves = the count the caller saw), which takes the
+// (pggather.go), as SQLite's writer gathers every write. Transactions
+// run at READ COMMITTED and rest on row locks: a change of a game begins
+// with the guarded UPDATE of its games row (WHERE moves = the count the caller saw), which takes the
 // row's lock and, when another transaction changed the row meanwhile,
 // waits for it to end and checks the guard again on the row as committed.
 // Of two racing moves one changes the row and the other finds the count
@@ -248,10 +248,6 @@ func (p *Postgres) write(ctx context.Context, what string, single bool, do func(
 	if err == nil || expected(err) {
 		return err
 	}
-	switch pgCode(err) {
-	case pgSerialization, pgDeadlock, pgLockNotAvailable:
-		err = fmt.Errorf("%w (%w)", ErrBusy, err)
-	}
 	return p.failed(what, err)
 }
 
@@ -267,9 +263,15 @@ func (p *Postgres) begin(what string) error {
 	return nil
 }
 
-// failed counts a write that failed for a reason of the storage.
+// failed counts a write that failed for a reason of the storage; a lock
+// held elsewhere too long, a serialization failure or a deadlock is
+// ErrBusy too.
 func (p *Postgres) failed(what string, err error) error {
 	p.failures.Add(1)
+	switch pgCode(err) {
+	case pgSerialization, pgDeadlock, pgLockNotAvailable:
+		err = fmt.Errorf("%w (%w)", ErrBusy, err)
+	}
 	return fmt.Errorf("%s: %w: %w", what, ErrUnsaved, err)
 }
 

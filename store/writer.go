@@ -23,7 +23,7 @@ const (
 // write is a change a caller asked for.
 type write struct {
 	what  string
-	key   string // on PostgreSQL, the game it changes (see gatherPostgres)
+	key   string // on PostgreSQL, the game it changes (pggather.go)
 	do    func(*tx) error
 	state atomic.Int32
 	done  chan error // the answer; buffered, so the writer never waits
