@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/endodoi/endodoi/internal/limits"
@@ -21,10 +22,20 @@ import (
 // (limits.ClientLimits).
 type ClientLimits = limits.ClientLimits
 
+// liveHandler answers a live connection's request. Once it has upgraded
+// the connection, it returns the connection's life, serve, which
+// liveLimited runs on a goroutine of its own after the handler has
+// returned: the HTTP server's goroutine for the request, the request with
+// its headers, and the buffers and contexts of its answer are let go,
+// instead of being kept as long as the connection. serve must not use the
+// request, whose context has ended by then (the log of a panic names its
+// path alone). nil: the handler has answered.
+type liveHandler func(w http.ResponseWriter, r *http.Request) (serve func())
+
 // liveLimited wraps the live connection's handler with the limits on
 // live connections: a refusal is an HTTP answer, before the upgrade, and
 // the count lasts as long as the connection.
-func (s *Server) liveLimited(h http.HandlerFunc) http.HandlerFunc {
+func (s *Server) liveLimited(h liveHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := s.cutOff(); err != nil {
 			s.fail(w, r, err)
@@ -35,8 +46,23 @@ func (s *Server) liveLimited(h http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		defer done()
-		h(w, r)
+		serve := h(w, r)
+		if serve == nil {
+			done()
+			return
+		}
+		path := logPath(r) // r is let go: not kept by what follows
+		go func() {
+			defer done()
+			// As the HTTP server does for a handler: a panic ends this
+			// connection alone, not the process.
+			defer func() {
+				if v := recover(); v != nil {
+					s.log.Error("a live connection failed", "path", path, "panic", v, "stack", string(debug.Stack()))
+				}
+			}()
+			serve()
+		}()
 	}
 }
 

@@ -360,12 +360,14 @@ type clientMessage struct {
 }
 
 // liveGame answers GET /api/games/{id}/live: a WebSocket that sends every
-// change of the game and takes the moves and actions of its seats.
-func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
+// change of the game and takes the moves and actions of its seats. Once
+// upgraded, it returns the connection's life (serveLiveGame), which runs
+// after the request is let go (liveHandler).
+func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) (serve func()) {
 	id := r.PathValue("id")
 	if !store.ValidID(id) {
 		s.fail(w, r, errorf(http.StatusNotFound, "no game %q", clip(id)))
-		return
+		return nil
 	}
 	c := &liveConn{send: make(chan []byte, liveQueue), seat: -1, closed: make(chan struct{}), deltas: speaksDeltas(r)}
 	gen := s.signed.generation()
@@ -385,7 +387,7 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 	leave, err := s.setups.enter(sctx)
 	if err != nil {
 		s.fail(w, r, err)
-		return
+		return nil
 	}
 	err = s.table.With(sctx, id, func(g *play.Game) error {
 		v, err := s.view(sctx, g)
@@ -400,13 +402,21 @@ func (s *Server) liveGame(w http.ResponseWriter, r *http.Request) {
 	leave()
 	if err != nil {
 		s.fail(w, r, err)
-		return
+		return nil
 	}
 	ws, ctx, cancel, err := s.acceptLive(w, r)
 	if err != nil {
 		s.live.leave(id, c)
-		return // Accept has answered
+		return nil // Accept has answered
 	}
+	return func() { s.serveLiveGame(ctx, cancel, ws, c, id, gen) }
+}
+
+// serveLiveGame is the life of game id's live connection c, once
+// upgraded: it reads the client's messages, while writeLive sends c's
+// queue, until the connection ends. gen is the sign-in generation read
+// before c's sign-in was (watchSignIn).
+func (s *Server) serveLiveGame(ctx context.Context, cancel context.CancelFunc, ws *websocket.Conn, c *liveConn, id string, gen uint64) {
 	defer cancel()
 	defer s.watchSignIn(ctx, c.signed, gen)()
 	// A fresh connection changes no presence yet (liveConn.fresh): it is

@@ -15,8 +15,8 @@ import (
 // reader.
 
 // acceptLive upgrades r to a WebSocket with the live limits. Its context
-// ends with the server or the request; the caller cancels it when done. An
-// error means Accept has answered.
+// ends with the server; the caller cancels it when the connection ends.
+// An error means Accept has answered.
 func (s *Server) acceptLive(w http.ResponseWriter, r *http.Request) (*websocket.Conn, context.Context, context.CancelFunc, error) {
 	// The HTTP server's deadlines would cut the connection short: it lives
 	// as long as the client stays, watched by pings instead.
@@ -30,9 +30,6 @@ func (s *Server) acceptLive(w http.ResponseWriter, r *http.Request) (*websocket.
 	}
 	ws.SetReadLimit(MaxLiveMessage)
 	ctx, cancel := context.WithCancel(s.ctx)
-	// The request's context ends with the handler, so ends this one: no
-	// goroutine of its own waits for it.
-	context.AfterFunc(r.Context(), cancel)
 	return ws, ctx, cancel, nil
 }
 

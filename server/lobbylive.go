@@ -224,7 +224,7 @@ func (s *Server) lobbyResync() {
 // it, as a WebSocket. Anyone may watch; a signed-in browser or a bot also
 // hears of its challenges and pairings, and keeps its real-time seeks and
 // pool places while connected.
-func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
+func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) (serve func()) {
 	me := ""
 	gen := s.signed.generation()
 	signed, err := s.liveSigner(r)
@@ -235,7 +235,7 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 		// A stale session's browser watches as anyone does.
 	default:
 		s.fail(w, r, err)
-		return
+		return nil
 	}
 	c := &lobbyConn{account: me, signed: signed, send: make(chan []byte, liveQueue), closed: make(chan struct{})}
 	c.view = lobby.Listener{Account: me, Hears: c.hears}
@@ -248,11 +248,11 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.conns[c] = struct{}{}
 	h.mu.Unlock()
-	defer func() {
+	left := func() {
 		h.mu.Lock()
 		delete(h.conns, c)
 		h.mu.Unlock()
-	}()
+	}
 	if me != "" {
 		// Its seeks are seen now, not at the next tick: a page that
 		// reloads near the grace's end keeps them.
@@ -262,21 +262,34 @@ func (s *Server) lobbyLive(w http.ResponseWriter, r *http.Request) {
 	}
 	first, hidden, err := s.lobby.Welcome(r.Context(), me)
 	if err != nil {
+		left()
 		s.fail(w, r, err)
-		return
+		return nil
 	}
 	h.mu.Lock()
 	c.view.Hide(hidden)
 	h.mu.Unlock()
 	ws, ctx, cancel, err := s.acceptLive(w, r)
 	if err != nil {
-		return // Accept has answered
+		left()
+		return nil // Accept has answered
 	}
+	return func() {
+		defer left()
+		s.serveLobbyLive(ctx, cancel, ws, c, first, gen)
+	}
+}
+
+// serveLobbyLive is the life of lobby connection c, once upgraded: it sends
+// first, then c's queue (writeLive), and reads the client's pings, until
+// the connection ends. gen is the sign-in generation read before c's
+// sign-in was (watchSignIn).
+func (s *Server) serveLobbyLive(ctx context.Context, cancel context.CancelFunc, ws *websocket.Conn, c *lobbyConn, first []byte, gen uint64) {
 	defer cancel()
-	defer s.watchSignIn(ctx, signed, gen)()
+	defer s.watchSignIn(ctx, c.signed, gen)()
 	// The first message goes before any queued change.
 	wctx, done := context.WithTimeout(ctx, liveWrite)
-	err = ws.Write(wctx, websocket.MessageText, first)
+	err := ws.Write(wctx, websocket.MessageText, first)
 	done()
 	if err != nil {
 		ws.CloseNow()
