@@ -668,6 +668,22 @@ CREATE INDEX lobby_presence_seen ON lobby_presence(seen);
 CREATE INDEX lobby_challenges_pair ON lobby_challenges(from_id, to_id);
 CREATE INDEX accounts_bots ON accounts(name_key) WHERE kind = 'bot';
 `},
+	// Version 11: the index of the open online games holds each open game
+	// alone, not its turn's start, which every move moves on: a move no
+	// longer rewrites the index (on SQLite, its two entries' pages; on
+	// PostgreSQL, the move's update of online may be a heap-only one, which
+	// adds no entry to any of the table's indexes).
+	{11,
+		// SQLite
+		`
+DROP INDEX online_open;
+CREATE INDEX online_open ON online(game_id) WHERE end_reason = '';
+`,
+		// PostgreSQL
+		`
+DROP INDEX online_open;
+CREATE INDEX online_open ON online(game_id) WHERE end_reason = '';
+`},
 }
 
 // latestVersion is the schema version this program writes.
