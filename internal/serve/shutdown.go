@@ -64,8 +64,8 @@ func (s *stopping) run() error {
 		go func() { errs <- r.srv.Shutdown(ctx) }()
 	}
 	// The live connections are not the HTTP server's any more: they are
-	// told to go, and their handlers end once the action each may be
-	// carrying out is done.
+	// told to go, and each ends once the action it may be carrying out is
+	// done.
 	s.api.GoAway()
 	var err error
 	for range s.running {
