@@ -28,7 +28,7 @@ import (
 func TestLiveLetsRequestGo(t *testing.T) {
 	ts := newTestServer(t)
 	g, tokens := ts.onlinePair(`{"online": true, "holes": 6}`)
-	// A second server on the same store, holding one live connection at
+	// A second server on the same store, holding two live connections at
 	// most.
 	srv := NewWithOptions(ts.st, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options{ClientLimits: ClientLimits{MaxLive: 2}})
