@@ -48,7 +48,7 @@ type Service struct {
 	hasher *Hasher
 	now    func() time.Time
 	log    *slog.Logger
-	dummy  string // a hash to check against when there is none
+	dummy  string // a hash to check against when there is none (Hasher.decoy)
 	names  Rate   // password sign-ins on a name from devices it does not know
 }
 
@@ -82,7 +82,7 @@ func NewWithOptions(st Store, h *Hasher, o Options) *Service {
 	}
 	s := &Service{st: st, hasher: h, now: o.Now, log: o.Log, names: o.NameRate}
 	if h != nil {
-		s.dummy = h.hash("not a password of anyone", saltFor("dummy"))
+		s.dummy = h.decoy()
 	}
 	return s
 }

@@ -26,6 +26,24 @@ func newService(t *testing.T) (*account.Service, *account.Hasher, store.Store) {
 	return account.New(st, h), h, st
 }
 
+// A new service hashes nothing: its decoy, checked when a sign-in has no
+// hash to check, is made without one, with the parameters of the hashes
+// the service writes, so that checking against it costs as much.
+func TestDecoyCostsNothingToMake(t *testing.T) {
+	s, h, _ := newService(t)
+	if n := h.Runs(); n != 0 {
+		t.Errorf("a new service hashed %d times", n)
+	}
+	p, err := account.HashParams(s.Decoy())
+	if err != nil || p != testParams {
+		t.Errorf("the decoy's parameters: %+v, %v; want %+v", p, err, testParams)
+	}
+	other, _, _ := newService(t)
+	if s.Decoy() == other.Decoy() {
+		t.Error("two services made the same decoy")
+	}
+}
+
 func TestFlows(t *testing.T) {
 	ctx := context.Background()
 	s, h, _ := newService(t)
