@@ -31,12 +31,20 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:generate go test -run ^TestWasmModule$ -update-wasm
 
 //go:embed wasm/endodoi.wasm.gz
 var wasmGzipped []byte
+
+// wasmSum is wasm/endodoi.wasm.sum, which gives the digest of the module
+// uncompressed (TestWasmModule checks that it does), so that naming the
+// module does not need it uncompressed.
+//
+//go:embed wasm/endodoi.wasm.sum
+var wasmSum []byte
 
 // immutable is the Cache-Control of a file whose name changes with its
 // content.
@@ -78,23 +86,34 @@ func wasmModule() ([]byte, error) {
 	return body, nil
 }
 
-func digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// wasmDigest returns the digest of the module uncompressed, as
+// wasm/endodoi.wasm.sum gives it.
+func wasmDigest() (string, error) {
+	var sum struct {
+		Module string `json:"module"`
+	}
+	if err := json.Unmarshal(wasmSum, &sum); err != nil {
+		return "", fmt.Errorf("wasm/endodoi.wasm.sum: %w", err)
+	}
+	if len(sum.Module) != 2*sha256.Size {
+		return "", fmt.Errorf("wasm/endodoi.wasm.sum: the module's digest %q is not a SHA-256", sum.Module)
+	}
+	return sum.Module, nil
 }
 
 // addOfflineFiles adds the module to set and writes, into set's js/build.js
 // and sw.js, the descriptor of the build they make with or without a
 // server. The module keeps its gzipped form, so a server sends the bytes
-// committed, compressed once.
+// committed, compressed once; it is uncompressed only for a client that
+// does not take gzip, or to be written out.
 func addOfflineFiles(set map[string]*asset, server bool) (Build, error) {
-	raw, err := wasmModule()
+	sum, err := wasmDigest()
 	if err != nil {
 		return Build{}, err
 	}
-	name := "endodoi." + digest(raw)[:16] + ".wasm"
-	set["/"+name] = &asset{body: raw, gz: wasmGzipped, ctype: "application/wasm",
-		etag: `"` + digest(raw)[:24] + `"`, cacheControl: immutable}
+	name := "endodoi." + sum[:16] + ".wasm"
+	set["/"+name] = &asset{body: sync.OnceValues(wasmModule), gz: func() []byte { return wasmGzipped },
+		ctype: "application/wasm", etag: `"` + sum[:24] + `"`, cacheControl: immutable}
 	for _, p := range []string{buildPath, serviceWorkerPath} {
 		if set[p] == nil {
 			return Build{}, fmt.Errorf("the page lacks %s", p)
@@ -132,7 +151,10 @@ func addOfflineFiles(set map[string]*asset, server bool) (Build, error) {
 	if err != nil {
 		return Build{}, err
 	}
-	tmpl := set[serviceWorkerPath].body
+	tmpl, err := set[serviceWorkerPath].body()
+	if err != nil {
+		return Build{}, err
+	}
 	if bytes.Count(tmpl, []byte(buildMarker)) != 1 {
 		return Build{}, fmt.Errorf("%s: want the marker %q once", serviceWorkerPath, buildMarker)
 	}
@@ -159,7 +181,11 @@ func WriteSite(dir string) (Build, error) {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return Build{}, fmt.Errorf("writing the site: %w", err)
 		}
-		if err := os.WriteFile(name, a.body, 0o644); err != nil {
+		body, err := a.body()
+		if err != nil {
+			return Build{}, fmt.Errorf("writing the site: %w", err)
+		}
+		if err := os.WriteFile(name, body, 0o644); err != nil {
 			return Build{}, fmt.Errorf("writing the site: %w", err)
 		}
 	}

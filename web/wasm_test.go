@@ -121,6 +121,12 @@ func buildModule(t *testing.T, tool string) []byte {
 	return body
 }
 
+// digest is the hex SHA-256 of b.
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
 // moduleSum is wasm/endodoi.wasm.sum: what the committed module was built
 // from and what it is.
 type moduleSum struct {
@@ -173,7 +179,7 @@ func TestWasmModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if digest(committed) != sum.Module {
+	if embedded, err := wasmDigest(); digest(committed) != sum.Module || embedded != sum.Module || err != nil {
 		t.Fatalf("%s is not the module %s describes: run go generate ./web", wasmGzPath, wasmSumPath)
 	}
 	if source != sum.Source {

@@ -32,10 +32,11 @@ import (
 //go:embed static
 var static embed.FS
 
-// asset is one file ready to serve.
+// asset is one file ready to serve. Its forms are made at their first
+// use, not when the server starts.
 type asset struct {
-	body  []byte
-	gz    []byte // gzipped body, or nil when gzip does not make it smaller
+	body  func() ([]byte, error)
+	gz    func() []byte // the gzipped body, or nil when gzip does not make it smaller
 	ctype string
 	etag  string // quoted, strong; the gzipped form's tag adds "-gz"
 	// cacheControl, if not empty, replaces "no-cache": for a file whose
@@ -91,15 +92,19 @@ func newAsset(name string, body []byte) *asset {
 		ctype = "application/octet-stream"
 	}
 	sum := sha256.Sum256(body)
-	a := &asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+	a := &asset{body: func() ([]byte, error) { return body, nil }, gz: func() []byte { return nil },
+		ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 	if compressible(ctype) {
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(body)
-		zw.Close()
-		if buf.Len() < len(body) {
-			a.gz = buf.Bytes()
-		}
+		a.gz = sync.OnceValue(func() []byte {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			zw.Write(body)
+			zw.Close()
+			if buf.Len() >= len(body) {
+				return nil
+			}
+			return buf.Bytes()
+		})
 	}
 	return a
 }
@@ -175,12 +180,14 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("Referrer-Policy", "no-referrer")
 	}
-	body, etag := a.body, a.etag
-	if a.gz != nil {
+	etag, gz := a.etag, a.gz()
+	if gz != nil {
 		h.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-			body, etag = a.gz, strings.TrimSuffix(a.etag, `"`)+`-gz"`
+			etag = strings.TrimSuffix(a.etag, `"`) + `-gz"`
 			h.Set("Content-Encoding", "gzip")
+		} else {
+			gz = nil
 		}
 	}
 	h.Set("ETag", etag)
@@ -189,6 +196,17 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		h.Del("Content-Encoding")
 		w.WriteHeader(http.StatusNotModified)
 		return
+	}
+	body := gz
+	if body == nil {
+		var err error
+		if body, err = a.body(); err != nil {
+			for _, k := range []string{"Cache-Control", "Content-Type", "Content-Encoding", "ETag", "Vary"} {
+				h.Del(k)
+			}
+			http.Error(w, "the file could not be read: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)

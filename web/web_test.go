@@ -483,3 +483,18 @@ func TestCatalogKeysUsed(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLoad is what preparing the files costs a server's start: every
+// embedded file read and hashed, and the build's descriptors written.
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		set, err := loadAssets()
+		if err == nil {
+			_, err = addOfflineFiles(set, true)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
