@@ -88,23 +88,15 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 		}
 		hosts = append(slices.Clone(hosts), cfg.TLS.Domains...)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", cfg.Addr, err)
-	}
-	var plainLn net.Listener
-	if cfg.TLS != nil && cfg.TLS.HTTPAddr != "" {
-		if plainLn, err = net.Listen("tcp", cfg.TLS.HTTPAddr); err != nil {
-			ln.Close()
-			return fmt.Errorf("listening on %s for plain HTTP: %w (choose another with --http-addr, or --http-addr off)", cfg.TLS.HTTPAddr, err)
-		}
+	// The addresses are checked before the start's work, and taken only
+	// once it is done: a listener accepts connections as soon as it
+	// exists, and those made before it is served would wait, where a
+	// client should be refused at once and try again.
+	if err := checkFree(cfg); err != nil {
+		return err
 	}
 	stopMetrics, err := listenMetrics(&cfg, log)
 	if err != nil {
-		ln.Close()
-		if plainLn != nil {
-			plainLn.Close()
-		}
 		return err
 	}
 	defer stopMetrics()
@@ -121,15 +113,15 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 	if err := api.Start(apiCtx); err != nil {
 		stopAPI()
 		cancelBase()
-		ln.Close()
-		if plainLn != nil {
-			plainLn.Close()
-		}
 		return fmt.Errorf("starting the server: %w", err)
 	}
 	defer func() { stopAPI(); cancelBase(); api.Close() }()
 	if err := api.WaitListening(ctx); err != nil && ctx.Err() == nil {
 		log.Warn("serving without hearing the other instances yet; /readyz says not ready", "err", err)
+	}
+	ln, plainLn, err := listen(cfg)
+	if err != nil {
+		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
@@ -191,6 +183,36 @@ func ListenAndServe(ctx context.Context, st store.Store, cfg ListenConfig) error
 	case <-ctx.Done():
 	}
 	return stop.run()
+}
+
+// listen listens on cfg.Addr, and on cfg.TLS.HTTPAddr for plain HTTP
+// when it is set (plainLn nil otherwise).
+func listen(cfg ListenConfig) (ln, plainLn net.Listener, err error) {
+	ln, err = net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listening on %s: %w (is another endodoi running? choose another with --addr)", cfg.Addr, err)
+	}
+	if cfg.TLS != nil && cfg.TLS.HTTPAddr != "" {
+		if plainLn, err = net.Listen("tcp", cfg.TLS.HTTPAddr); err != nil {
+			ln.Close()
+			return nil, nil, fmt.Errorf("listening on %s for plain HTTP: %w (choose another with --http-addr, or --http-addr off)", cfg.TLS.HTTPAddr, err)
+		}
+	}
+	return ln, plainLn, nil
+}
+
+// checkFree says whether ListenAndServe could listen on its addresses
+// now, by listening on them and closing the listeners at once.
+func checkFree(cfg ListenConfig) error {
+	ln, plainLn, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	ln.Close()
+	if plainLn != nil {
+		plainLn.Close()
+	}
+	return nil
 }
 
 // served is an HTTP server and its listener.

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,6 +134,79 @@ func TestListenAndServeTaken(t *testing.T) {
 	}
 	if out.Len() > 0 {
 		t.Errorf("startup lines of a server that did not start: %q", out.String())
+	}
+	// The address was checked before the start's work.
+	if _, ok, err := st.Alive(context.Background()); ok || err != nil {
+		t.Errorf("a server refused its address started: alive %t, %v", ok, err)
+	}
+}
+
+// slowStart is a store whose first Alive, the start's first step, waits
+// for release.
+type slowStart struct {
+	store.Store
+	started chan struct{}
+	release chan struct{}
+}
+
+func (s *slowStart) Alive(ctx context.Context) (time.Time, bool, error) {
+	select {
+	case <-s.started:
+	default:
+		close(s.started)
+		<-s.release
+	}
+	return s.Store.Alive(ctx)
+}
+
+// TestListensOnceStarted: while the server's start is under way, a
+// client that connects is refused at once, rather than left waiting in
+// a listener nobody serves yet; once it has started, it is served.
+func TestListensOnceStarted(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	slow := &slowStart{Store: st, started: make(chan struct{}), release: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- ListenAndServe(ctx, slow, ListenConfig{Addr: addr, Out: outW, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		outW.Close()
+	}()
+	<-slow.started
+	if c, err := net.DialTimeout("tcp", addr, 5*time.Second); err == nil {
+		c.Close()
+		t.Errorf("a connection to %s was taken while the server was starting", addr)
+	} else if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("connecting while the server was starting: %v, want a refusal", err)
+	}
+	close(slow.release)
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "endodoi: play at ") {
+		t.Fatalf("first line %q", lines.Text())
+	}
+	go io.Copy(io.Discard, out)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + addr + "/api/games")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("once started: %s", resp.Status)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("stopping: %v", err)
 	}
 }
 
