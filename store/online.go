@@ -29,7 +29,18 @@ func (co *core) Update(ctx context.Context, id string, c game.Change) error {
 	if isMove(&c) && co.d.oneStatementMove {
 		what, single = "storing a move", true
 	}
-	return co.eng.writeGame(ctx, what, id, single, func(t *tx) error { return t.change(id, &c, updated) })
+	do := func(t *tx) error { return t.change(id, &c, updated) }
+	if c.Rate != nil {
+		// A rated end locks its players' ratings, which the ends of their
+		// other games lock too. Gathered with other games' changes, two
+		// instances' transactions could each hold what the other waits
+		// for (one a game's row, the other a player's rating) until
+		// PostgreSQL broke the circle, and those waiting behind them ran
+		// out of time. Alone, it holds its players' ratings only for its
+		// own commit.
+		return co.eng.write(ctx, what, single, do)
+	}
+	return co.eng.writeGame(ctx, what, id, single, do)
 }
 
 // isMove reports whether c appends one move and changes nothing else.

@@ -14,10 +14,12 @@ package store
 //
 // The changes of a transaction run in the order of their games' IDs, so
 // that two instances' transactions take the games' row locks in the same
-// order and do not wait for each other in a circle. A change that meets a
-// serialization failure or a deadlock all the same (the ratings of two
-// games' ends, say) is undone to its savepoint, and its caller tries it
-// again in a transaction of its own once the others have committed.
+// order and do not wait for each other in a circle. A rated game's end,
+// which locks its players' ratings too, rows that other games' ends share,
+// is never gathered (Update). A change that meets a serialization failure
+// or a deadlock all the same is undone to its savepoint, and its caller
+// tries it again in a transaction of its own once the others have
+// committed.
 
 import (
 	"context"
