@@ -19,14 +19,21 @@ import (
 	"github.com/endodoi/endodoi/store"
 )
 
-// TestListenAndServe serves on a free loopback port: the startup lines,
-// the API and the site beside it, the host check, and a graceful stop.
-func TestListenAndServe(t *testing.T) {
+// openStore opens a store of its own for t, closed when t ends.
+func openStore(t *testing.T) store.Store {
+	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestListenAndServe serves on a free loopback port: the startup lines,
+// the API and the site beside it, the host check, and a graceful stop.
+func TestListenAndServe(t *testing.T) {
+	st := openStore(t)
 	lib := egtb.NewLibrary(filepath.Join(t.TempDir(), "egtb"), egtb.LibraryOptions{})
 	defer lib.Close()
 	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -117,11 +124,7 @@ func TestListenAndServe(t *testing.T) {
 }
 
 func TestListenAndServeTaken(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -163,11 +166,7 @@ func (s *slowStart) Alive(ctx context.Context) (time.Time, bool, error) {
 // client that connects is refused at once, rather than left waiting in
 // a listener nobody serves yet; once it has started, it is served.
 func TestListensOnceStarted(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	free, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

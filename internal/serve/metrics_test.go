@@ -5,21 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/endodoi/endodoi/store"
 )
 
 // The metrics, with the process's own, are served on their own address
 // (the startup lines say where), and the site does not serve them.
 func TestMetricsAddr(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out, outW := io.Pipe()

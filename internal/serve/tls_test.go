@@ -25,8 +25,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
-	"github.com/endodoi/endodoi/store"
 )
 
 // testCA is a certificate authority made for a test.
@@ -102,11 +100,7 @@ type servingTest struct {
 // startServing serves a new SQLite store with cfg until the test ends.
 func startServing(t *testing.T, cfg ListenConfig) *servingTest {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	out, outW := io.Pipe()
 	done := make(chan error, 1)
